@@ -1,0 +1,141 @@
+//! Wire types of the notes API, shared by the browser client and the server so the
+//! two sides cannot drift apart. See `PROTOCOL.md` (docs/) for the contract.
+
+use serde::{Deserialize, Serialize};
+
+/// The API path for notes.
+pub const NOTES_PATH: &str = "/api/notes";
+/// The request header that carries a save intent's idempotency key.
+pub const IDEMPOTENCY_KEY_HEADER: &str = "Idempotency-Key";
+/// The response header set on a replayed answer.
+pub const IDEMPOTENT_REPLAYED_HEADER: &str = "Idempotent-Replayed";
+
+/// Longest title, in characters, after trimming.
+pub const TITLE_MAX_CHARS: usize = 200;
+/// Longest body, in characters.
+pub const BODY_MAX_CHARS: usize = 100_000;
+
+/// What the client sends to create a note: the draft plus the moment Save was pressed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewNote {
+    pub title: String,
+    pub body: String,
+    /// When Save was pressed, RFC 3339. Part of the payload so an offline note keeps its time.
+    pub written_at: String,
+}
+
+/// A stored note as the API returns it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Note {
+    pub id: String,
+    pub title: String,
+    pub body: String,
+    pub written_at: String,
+    pub created_at: String,
+    pub updated_at: String,
+    pub version: i64,
+}
+
+/// One page of `GET /api/notes`, newest first.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotesPage {
+    pub notes: Vec<Note>,
+    /// Cursor for the next (older) page, or `None` at the end.
+    pub next: Option<String>,
+}
+
+/// An RFC 9457 problem document, as every error of the API is shaped.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Problem {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub title: String,
+    pub status: u16,
+    pub detail: String,
+}
+
+impl Problem {
+    /// The stable slug at the end of `type` (`validation-failed`, …).
+    pub fn slug(&self) -> &str {
+        self.kind.rsplit('/').next().unwrap_or(&self.kind)
+    }
+}
+
+/// Why a draft cannot be saved. The same checks run in the browser before a key is made
+/// and on the server before anything is written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DraftError {
+    TitleEmpty,
+    TitleTooLong { chars: usize },
+    BodyTooLong { chars: usize },
+}
+
+impl std::fmt::Display for DraftError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DraftError::TitleEmpty => write!(f, "the title is empty"),
+            DraftError::TitleTooLong { chars } => write!(
+                f,
+                "the title has {chars} characters; at most {TITLE_MAX_CHARS} are allowed"
+            ),
+            DraftError::BodyTooLong { chars } => write!(
+                f,
+                "the body has {chars} characters; at most {BODY_MAX_CHARS} are allowed"
+            ),
+        }
+    }
+}
+
+/// Checks a draft against the protocol's bounds (title 1–200 characters after trimming,
+/// body at most 100,000 characters).
+pub fn validate_draft(title: &str, body: &str) -> Result<(), DraftError> {
+    let title_chars = title.trim().chars().count();
+    if title_chars == 0 {
+        return Err(DraftError::TitleEmpty);
+    }
+    if title_chars > TITLE_MAX_CHARS {
+        return Err(DraftError::TitleTooLong { chars: title_chars });
+    }
+    let body_chars = body.chars().count();
+    if body_chars > BODY_MAX_CHARS {
+        return Err(DraftError::BodyTooLong { chars: body_chars });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn title_bounds_count_characters_after_trimming() {
+        assert_eq!(validate_draft("   ", ""), Err(DraftError::TitleEmpty));
+        assert!(validate_draft(&"é".repeat(200), "").is_ok());
+        assert_eq!(
+            validate_draft(&"é".repeat(201), ""),
+            Err(DraftError::TitleTooLong { chars: 201 })
+        );
+        assert!(validate_draft(&format!("  {}  ", "a".repeat(200)), "").is_ok());
+    }
+
+    #[test]
+    fn body_may_hold_exactly_one_hundred_thousand_characters() {
+        assert!(validate_draft("t", &"x".repeat(100_000)).is_ok());
+        assert_eq!(
+            validate_draft("t", &"x".repeat(100_001)),
+            Err(DraftError::BodyTooLong { chars: 100_001 })
+        );
+    }
+
+    #[test]
+    fn problem_slug_is_the_last_segment_of_its_type() {
+        let p = Problem {
+            kind: "/problems/validation-failed".into(),
+            title: "t".into(),
+            status: 422,
+            detail: "d".into(),
+        };
+        assert_eq!(p.slug(), "validation-failed");
+    }
+}

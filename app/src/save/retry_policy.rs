@@ -1,0 +1,249 @@
+//! The retry policy (PROTOCOL.md §Client 3–4): pure functions from the outcome of one
+//! attempt to the next step. No clock, no randomness, no browser: the caller passes the
+//! jitter factor and the current time, so tests can pin both.
+
+use std::time::{Duration, SystemTime};
+
+use crate::api::{Note, Problem};
+
+/// What one attempt came back with.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AttemptOutcome {
+    /// A 2xx with the stored note (the first answer, or a replay of it).
+    Saved { note: Note, replayed: bool },
+    /// No HTTP answer: connection refused or reset, DNS, offline, response lost.
+    Network { reason: String },
+    /// The client-side timeout for one attempt ran out.
+    TimedOut,
+    /// Any other HTTP answer.
+    Answered {
+        status: u16,
+        retry_after: Option<Duration>,
+        problem: Option<Problem>,
+    },
+}
+
+/// How an outcome is treated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The note is stored; the intent is finished.
+    Done,
+    /// Nothing says the payload is wrong: retry with the same key.
+    Recoverable,
+    /// The server refused this payload for good: never resend it unchanged.
+    Permanent,
+}
+
+/// Sorts an outcome into the protocol's table.
+pub fn classify(outcome: &AttemptOutcome) -> Verdict {
+    match outcome {
+        AttemptOutcome::Saved { .. } => Verdict::Done,
+        AttemptOutcome::Network { .. } | AttemptOutcome::TimedOut => Verdict::Recoverable,
+        AttemptOutcome::Answered { status, problem, .. } => match status {
+            200..=299 => Verdict::Done,
+            408 | 429 => Verdict::Recoverable,
+            // Only the in-use conflict is a "wait and retry"; any other 409 is a refusal.
+            409 => match problem {
+                Some(p) if p.slug() == "idempotency-key-in-use" => Verdict::Recoverable,
+                _ => Verdict::Permanent,
+            },
+            // Every other 4xx (400, 401, 403, 404, 413, 415, 422, and a quota-like 402)
+            // says the request itself is wrong: resending it cannot help.
+            400..=499 => Verdict::Permanent,
+            // 500, 502, 503, 504 and any other server-side failure: nothing was stored
+            // (5xx answers are never stored), so the same key may run again.
+            _ => Verdict::Recoverable,
+        },
+    }
+}
+
+/// What the sender does after an attempt.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NextStep {
+    /// Stop: the intent is saved.
+    Finish,
+    /// Sleep this long, then make the next attempt of this burst.
+    RetryAfter(Duration),
+    /// The burst is spent: keep the intent waiting for the next burst.
+    EndBurst,
+    /// Stop for good: the payload was refused.
+    GiveUp,
+}
+
+/// Backoff and burst settings. The defaults are the protocol's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RetryPolicy {
+    /// Delay before the first retry, before jitter.
+    pub base_delay: Duration,
+    /// No backoff delay grows past this.
+    pub max_delay: Duration,
+    /// The longest `Retry-After` honoured; a server asking for more gets this.
+    pub max_retry_after: Duration,
+    /// Attempts in one burst.
+    pub burst_attempts: u32,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        Self {
+            base_delay: Duration::from_millis(500),
+            max_delay: Duration::from_secs(30),
+            max_retry_after: Duration::from_secs(300),
+            burst_attempts: 5,
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// `min(max_delay, base × 2^(n-1))`: the delay before retry `n` (n ≥ 1), before jitter.
+    pub fn backoff(&self, retry: u32) -> Duration {
+        let exponent = retry.saturating_sub(1).min(31);
+        self.base_delay
+            .saturating_mul(1u32 << exponent)
+            .min(self.max_delay)
+    }
+
+    /// The wait before retry `n`: the backoff scaled by `jitter` (clamped to [0.5, 1]),
+    /// unless the server's `Retry-After` asks for longer.
+    pub fn delay_before_retry(
+        &self,
+        retry: u32,
+        jitter: f64,
+        retry_after: Option<Duration>,
+    ) -> Duration {
+        let jittered = self.backoff(retry).mul_f64(jitter.clamp(0.5, 1.0));
+        match retry_after {
+            Some(asked) => jittered.max(asked.min(self.max_retry_after)),
+            None => jittered,
+        }
+    }
+
+    /// Decides what follows attempt number `attempt_in_burst` (1-based) of a burst.
+    pub fn next_step(&self, attempt_in_burst: u32, outcome: &AttemptOutcome, jitter: f64) -> NextStep {
+        match classify(outcome) {
+            Verdict::Done => NextStep::Finish,
+            Verdict::Permanent => NextStep::GiveUp,
+            Verdict::Recoverable if attempt_in_burst >= self.burst_attempts => NextStep::EndBurst,
+            Verdict::Recoverable => {
+                let retry_after = match outcome {
+                    AttemptOutcome::Answered { retry_after, .. } => *retry_after,
+                    _ => None,
+                };
+                NextStep::RetryAfter(self.delay_before_retry(attempt_in_burst, jitter, retry_after))
+            }
+        }
+    }
+}
+
+/// Parses a `Retry-After` value: delay-seconds or an HTTP date, measured from `now`.
+/// A date in the past means "now"; anything unreadable is ignored.
+pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
+    let value = value.trim();
+    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+        return value.parse::<u64>().ok().map(Duration::from_secs);
+    }
+    let at = httpdate::parse_http_date(value).ok()?;
+    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answered(status: u16, retry_after: Option<Duration>) -> AttemptOutcome {
+        AttemptOutcome::Answered { status, retry_after, problem: None }
+    }
+
+    fn unreachable() -> AttemptOutcome {
+        AttemptOutcome::Network { reason: "connection refused".into() }
+    }
+
+    #[test]
+    fn backoff_doubles_from_half_a_second_and_stops_at_thirty() {
+        let policy = RetryPolicy::default();
+        let delays: Vec<_> = (1..=8).map(|n| policy.backoff(n).as_millis()).collect();
+        assert_eq!(delays, [500, 1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000]);
+        assert_eq!(policy.backoff(1_000), Duration::from_secs(30));
+    }
+
+    #[test]
+    fn jitter_scales_the_backoff_between_half_and_all_of_it() {
+        let policy = RetryPolicy::default();
+        assert_eq!(policy.delay_before_retry(2, 0.5, None), Duration::from_millis(500));
+        assert_eq!(policy.delay_before_retry(2, 1.0, None), Duration::from_millis(1_000));
+        // Out-of-range factors are clamped rather than trusted.
+        assert_eq!(policy.delay_before_retry(2, 0.0, None), Duration::from_millis(500));
+        assert_eq!(policy.delay_before_retry(2, 7.0, None), Duration::from_millis(1_000));
+    }
+
+    #[test]
+    fn a_larger_retry_after_wins_over_the_backoff_and_a_smaller_one_does_not() {
+        let policy = RetryPolicy::default();
+        let slow = answered(503, Some(Duration::from_secs(3)));
+        assert_eq!(policy.next_step(1, &slow, 1.0), NextStep::RetryAfter(Duration::from_secs(3)));
+        let quick = answered(429, Some(Duration::from_millis(100)));
+        assert_eq!(
+            policy.next_step(2, &quick, 1.0),
+            NextStep::RetryAfter(Duration::from_millis(1_000))
+        );
+        let absurd = answered(503, Some(Duration::from_secs(86_400)));
+        assert_eq!(policy.next_step(1, &absurd, 1.0), NextStep::RetryAfter(Duration::from_secs(300)));
+    }
+
+    #[test]
+    fn the_protocol_table_sorts_every_listed_status() {
+        for status in [408, 429, 500, 502, 503, 504] {
+            assert_eq!(classify(&answered(status, None)), Verdict::Recoverable, "{status}");
+        }
+        for status in [400, 401, 402, 403, 404, 413, 415, 422] {
+            assert_eq!(classify(&answered(status, None)), Verdict::Permanent, "{status}");
+        }
+        assert_eq!(classify(&unreachable()), Verdict::Recoverable);
+        assert_eq!(classify(&AttemptOutcome::TimedOut), Verdict::Recoverable);
+    }
+
+    #[test]
+    fn only_the_key_in_use_conflict_is_retried() {
+        let problem = |slug: &str| Problem {
+            kind: format!("/problems/{slug}"),
+            title: "t".into(),
+            status: 409,
+            detail: "d".into(),
+        };
+        let in_use = AttemptOutcome::Answered {
+            status: 409,
+            retry_after: Some(Duration::from_secs(1)),
+            problem: Some(problem("idempotency-key-in-use")),
+        };
+        assert_eq!(classify(&in_use), Verdict::Recoverable);
+        let other = AttemptOutcome::Answered { status: 409, retry_after: None, problem: Some(problem("other")) };
+        assert_eq!(classify(&other), Verdict::Permanent);
+    }
+
+    #[test]
+    fn a_burst_ends_after_its_fifth_recoverable_failure() {
+        let policy = RetryPolicy::default();
+        assert!(matches!(policy.next_step(4, &unreachable(), 1.0), NextStep::RetryAfter(_)));
+        assert_eq!(policy.next_step(5, &unreachable(), 1.0), NextStep::EndBurst);
+    }
+
+    #[test]
+    fn a_permanent_refusal_is_never_retried_even_on_the_first_attempt() {
+        assert_eq!(RetryPolicy::default().next_step(1, &answered(422, None), 1.0), NextStep::GiveUp);
+    }
+
+    #[test]
+    fn retry_after_reads_seconds_and_http_dates() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_445_412_480); // 2015-10-21 07:28:00 GMT
+        assert_eq!(parse_retry_after("120", now), Some(Duration::from_secs(120)));
+        assert_eq!(parse_retry_after(" 0 ", now), Some(Duration::ZERO));
+        assert_eq!(
+            parse_retry_after("Wed, 21 Oct 2015 07:28:30 GMT", now),
+            Some(Duration::from_secs(30))
+        );
+        assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:00:00 GMT", now), Some(Duration::ZERO));
+        assert_eq!(parse_retry_after("-5", now), None);
+        assert_eq!(parse_retry_after("soon", now), None);
+        assert_eq!(parse_retry_after("", now), None);
+    }
+}

@@ -1,0 +1,307 @@
+//! One burst of attempts for one intent: send, ask the policy, sleep, send again with the
+//! same key. Generic over the transport and the clock, so the browser (fetch and
+//! gloo-timers) and the native tests (an HTTP client and a fake clock) run this same code.
+
+use std::future::Future;
+use std::time::Duration;
+
+use super::intent::SaveIntent;
+use super::retry_policy::{AttemptOutcome, NextStep, RetryPolicy};
+use crate::api::{NewNote, Note, Problem};
+
+/// Makes one attempt: `POST /api/notes` with the key and the payload.
+pub trait Transport {
+    fn send(&self, key: &str, note: &NewNote) -> impl Future<Output = AttemptOutcome>;
+}
+
+/// Waits. The browser sleeps on a timer; tests record the delay and return at once.
+pub trait Clock {
+    fn sleep(&self, delay: Duration) -> impl Future<Output = ()>;
+}
+
+/// What a burst reports while it runs, so the UI can show "sending" or "retrying in N s".
+#[derive(Clone, Debug, PartialEq)]
+pub enum BurstEvent {
+    /// Attempt `n` of this burst is about to leave.
+    AttemptStarted { n: u32 },
+    /// Attempt `n` failed recoverably; the next one leaves after `delay`.
+    RetryScheduled { n: u32, delay: Duration, outcome: AttemptOutcome },
+}
+
+/// The environment a burst asks as it goes.
+pub trait BurstHooks {
+    /// While this is false no attempt is spent (`navigator.onLine`).
+    fn is_online(&self) -> bool {
+        true
+    }
+    /// A random factor in [0.5, 1] for the backoff.
+    fn jitter(&mut self) -> f64;
+    /// Progress, for the UI and for persisting the attempt count.
+    fn on_event(&mut self, _event: BurstEvent) {}
+}
+
+/// How a burst ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BurstEnd {
+    /// The server holds the note; `replayed` when the answer was a replay.
+    Saved { note: Note, replayed: bool },
+    /// Every attempt of the burst failed recoverably; the last outcome says why.
+    Waiting { last: AttemptOutcome },
+    /// The browser is offline: the burst stopped without spending an attempt.
+    Offline,
+    /// The payload was refused; the problem says why. Never resend it unchanged.
+    Failed { problem: Problem },
+}
+
+/// Drives bursts of attempts with one transport, clock and policy.
+pub struct Sender<T, C> {
+    pub transport: T,
+    pub clock: C,
+    pub policy: RetryPolicy,
+}
+
+impl<T: Transport, C: Clock> Sender<T, C> {
+    pub fn new(transport: T, clock: C, policy: RetryPolicy) -> Self {
+        Self { transport, clock, policy }
+    }
+
+    /// Runs one burst for `intent`: at most `policy.burst_attempts` attempts, all with the
+    /// intent's own key and payload.
+    pub async fn run_burst(&self, intent: &SaveIntent, hooks: &mut impl BurstHooks) -> BurstEnd {
+        let payload = intent.payload();
+        let mut n = 0;
+        loop {
+            if !hooks.is_online() {
+                return BurstEnd::Offline;
+            }
+            n += 1;
+            hooks.on_event(BurstEvent::AttemptStarted { n });
+            let outcome = self.transport.send(&intent.key, &payload).await;
+            let jitter = hooks.jitter();
+            match self.policy.next_step(n, &outcome, jitter) {
+                NextStep::Finish => {
+                    return match outcome {
+                        AttemptOutcome::Saved { note, replayed } => BurstEnd::Saved { note, replayed },
+                        // A 2xx without a readable note cannot be shown as saved: treat it
+                        // as a lost answer, and the next burst will get the replay.
+                        other => BurstEnd::Waiting { last: other },
+                    };
+                }
+                NextStep::GiveUp => return BurstEnd::Failed { problem: problem_of(&outcome) },
+                NextStep::EndBurst => return BurstEnd::Waiting { last: outcome },
+                NextStep::RetryAfter(delay) => {
+                    hooks.on_event(BurstEvent::RetryScheduled { n, delay, outcome });
+                    self.clock.sleep(delay).await;
+                }
+            }
+        }
+    }
+}
+
+/// The problem to show for a permanent refusal: the server's own, or one made from the
+/// status when the body was not problem+json.
+fn problem_of(outcome: &AttemptOutcome) -> Problem {
+    match outcome {
+        AttemptOutcome::Answered { problem: Some(problem), .. } => problem.clone(),
+        AttemptOutcome::Answered { status, .. } => Problem {
+            kind: "about:blank".into(),
+            title: "Refused".into(),
+            status: *status,
+            detail: format!("the server answered {status}"),
+        },
+        other => Problem {
+            kind: "about:blank".into(),
+            title: "Refused".into(),
+            status: 0,
+            detail: format!("{other:?}"),
+        },
+    }
+}
+
+/// A readable line for an outcome, for the "waiting" state in the list.
+pub fn describe(outcome: &AttemptOutcome) -> String {
+    match outcome {
+        AttemptOutcome::Saved { .. } => "saved".into(),
+        AttemptOutcome::Network { reason } => format!("no answer ({reason})"),
+        AttemptOutcome::TimedOut => "no answer in time".into(),
+        AttemptOutcome::Answered { status, problem: Some(p), .. } => format!("{status}: {}", p.detail),
+        AttemptOutcome::Answered { status, .. } => format!("the server answered {status}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::collections::VecDeque;
+
+    use super::*;
+
+    /// Plays back scripted outcomes and records the key of every attempt.
+    struct ScriptedTransport {
+        script: RefCell<VecDeque<AttemptOutcome>>,
+        keys: RefCell<Vec<String>>,
+    }
+
+    impl ScriptedTransport {
+        fn new(script: Vec<AttemptOutcome>) -> Self {
+            Self { script: RefCell::new(script.into()), keys: RefCell::default() }
+        }
+    }
+
+    impl Transport for ScriptedTransport {
+        async fn send(&self, key: &str, _note: &NewNote) -> AttemptOutcome {
+            self.keys.borrow_mut().push(key.to_owned());
+            self.script.borrow_mut().pop_front().expect("the script ran out of outcomes")
+        }
+    }
+
+    /// A fake clock: records each sleep and returns at once.
+    #[derive(Default)]
+    struct RecordingClock {
+        slept: RefCell<Vec<Duration>>,
+    }
+
+    impl Clock for RecordingClock {
+        async fn sleep(&self, delay: Duration) {
+            self.slept.borrow_mut().push(delay);
+        }
+    }
+
+    struct NoJitter {
+        online: bool,
+        events: Vec<BurstEvent>,
+    }
+
+    impl BurstHooks for NoJitter {
+        fn is_online(&self) -> bool {
+            self.online
+        }
+        fn jitter(&mut self) -> f64 {
+            1.0
+        }
+        fn on_event(&mut self, event: BurstEvent) {
+            self.events.push(event);
+        }
+    }
+
+    fn hooks() -> NoJitter {
+        NoJitter { online: true, events: Vec::new() }
+    }
+
+    fn note() -> Note {
+        Note {
+            id: "n1".into(),
+            title: "t".into(),
+            body: "b".into(),
+            written_at: "w".into(),
+            created_at: "c".into(),
+            updated_at: "u".into(),
+            version: 1,
+        }
+    }
+
+    fn intent() -> SaveIntent {
+        SaveIntent::new("key-1".into(), "t", "b", "2026-01-01T00:00:00.000Z".into())
+    }
+
+    fn unreachable() -> AttemptOutcome {
+        AttemptOutcome::Network { reason: "unreachable".into() }
+    }
+
+    fn block_on<F: Future>(future: F) -> F::Output {
+        futures::executor::block_on(future)
+    }
+
+    #[test]
+    fn seed_drill_two_unreachable_failures_then_success_waits_half_a_second_then_one() {
+        let transport = ScriptedTransport::new(vec![
+            unreachable(),
+            unreachable(),
+            AttemptOutcome::Saved { note: note(), replayed: false },
+        ]);
+        let sender = Sender::new(transport, RecordingClock::default(), RetryPolicy::default());
+        let end = block_on(sender.run_burst(&intent(), &mut hooks()));
+        assert_eq!(end, BurstEnd::Saved { note: note(), replayed: false });
+        assert_eq!(
+            *sender.clock.slept.borrow(),
+            [Duration::from_millis(500), Duration::from_millis(1_000)]
+        );
+        assert_eq!(sender.transport.keys.borrow().len(), 3, "success on the third try");
+    }
+
+    #[test]
+    fn seed_drill_a_quota_like_refusal_is_not_retried_at_all() {
+        let quota = AttemptOutcome::Answered { status: 402, retry_after: None, problem: None };
+        let sender = Sender::new(
+            ScriptedTransport::new(vec![quota]),
+            RecordingClock::default(),
+            RetryPolicy::default(),
+        );
+        let end = block_on(sender.run_burst(&intent(), &mut hooks()));
+        assert!(matches!(end, BurstEnd::Failed { problem } if problem.status == 402));
+        assert!(sender.clock.slept.borrow().is_empty());
+        assert_eq!(sender.transport.keys.borrow().len(), 1);
+    }
+
+    #[test]
+    fn every_attempt_of_a_burst_carries_the_intents_own_key() {
+        let sender = Sender::new(
+            ScriptedTransport::new(vec![unreachable(); 5]),
+            RecordingClock::default(),
+            RetryPolicy::default(),
+        );
+        let end = block_on(sender.run_burst(&intent(), &mut hooks()));
+        assert_eq!(end, BurstEnd::Waiting { last: unreachable() });
+        assert_eq!(*sender.transport.keys.borrow(), vec!["key-1".to_string(); 5]);
+        assert_eq!(sender.clock.slept.borrow().len(), 4, "no sleep after the last attempt");
+    }
+
+    #[test]
+    fn a_retry_after_longer_than_the_backoff_sets_the_wait() {
+        let busy = AttemptOutcome::Answered {
+            status: 503,
+            retry_after: Some(Duration::from_secs(2)),
+            problem: None,
+        };
+        let sender = Sender::new(
+            ScriptedTransport::new(vec![busy, AttemptOutcome::Saved { note: note(), replayed: true }]),
+            RecordingClock::default(),
+            RetryPolicy::default(),
+        );
+        let end = block_on(sender.run_burst(&intent(), &mut hooks()));
+        assert_eq!(end, BurstEnd::Saved { note: note(), replayed: true });
+        assert_eq!(*sender.clock.slept.borrow(), [Duration::from_secs(2)]);
+    }
+
+    #[test]
+    fn no_attempt_is_spent_while_offline() {
+        let sender = Sender::new(
+            ScriptedTransport::new(vec![]),
+            RecordingClock::default(),
+            RetryPolicy::default(),
+        );
+        let mut offline = NoJitter { online: false, events: Vec::new() };
+        assert_eq!(block_on(sender.run_burst(&intent(), &mut offline)), BurstEnd::Offline);
+        assert!(sender.transport.keys.borrow().is_empty());
+        assert!(offline.events.is_empty());
+    }
+
+    #[test]
+    fn the_burst_reports_each_attempt_and_each_scheduled_retry() {
+        let sender = Sender::new(
+            ScriptedTransport::new(vec![unreachable(), AttemptOutcome::Saved { note: note(), replayed: false }]),
+            RecordingClock::default(),
+            RetryPolicy::default(),
+        );
+        let mut hooks = hooks();
+        block_on(sender.run_burst(&intent(), &mut hooks));
+        assert_eq!(
+            hooks.events,
+            [
+                BurstEvent::AttemptStarted { n: 1 },
+                BurstEvent::RetryScheduled { n: 1, delay: Duration::from_millis(500), outcome: unreachable() },
+                BurstEvent::AttemptStarted { n: 2 },
+            ]
+        );
+    }
+}

@@ -1,0 +1,71 @@
+//! The page: a compose form, the notes not yet saved, and the saved notes.
+
+mod compose;
+mod notes_list;
+pub mod save_queue;
+mod unsaved_list;
+
+use leptos::prelude::*;
+use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
+
+use compose::Compose;
+use notes_list::SavedNotes;
+use save_queue::SaveQueue;
+use unsaved_list::UnsavedNotes;
+
+/// The HTML document around the app.
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    view! {
+        <!DOCTYPE html>
+        <html lang="en">
+            <head>
+                <meta charset="utf-8" />
+                <meta name="viewport" content="width=device-width, initial-scale=1" />
+                <meta name="description" content="oncenote: a note you save is stored exactly once." />
+                <HydrationScripts options />
+                <MetaTags />
+            </head>
+            <body>
+                <App />
+            </body>
+        </html>
+    }
+}
+
+/// The whole page.
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+    let queue = SaveQueue::new();
+    provide_context(queue);
+
+    // Effects run only in the browser, after hydration: load the unsaved intents from
+    // localStorage, start sending them, and tell tests the page is live.
+    Effect::new(move |_| {
+        queue.start();
+        mark_hydrated();
+    });
+
+    view! {
+        <Stylesheet id="leptos" href="/pkg/oncenote.css" />
+        <Title text="oncenote" />
+        <header class="masthead">
+            <h1>"oncenote"</h1>
+            <p class="tagline">"A note you save is stored exactly once."</p>
+        </header>
+        <main>
+            <Compose />
+            <UnsavedNotes />
+            <SavedNotes />
+        </main>
+    }
+}
+
+/// Sets `data-hydrated="true"` on `<body>`: a click before hydration would be lost, so
+/// the end-to-end tests wait for this mark.
+fn mark_hydrated() {
+    #[cfg(feature = "hydrate")]
+    if let Some(body) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.body()) {
+        let _ = body.set_attribute("data-hydrated", "true");
+    }
+}

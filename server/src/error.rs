@@ -1,0 +1,140 @@
+//! The API's error policy, in one place.
+//!
+//! - Every error a client can see is an [`ApiError`] and goes out as
+//!   `application/problem+json` (RFC 9457) with a stable slug in `type`.
+//! - Client mistakes (4xx) say exactly what was wrong; nothing is written for them.
+//! - [`ApiError::Internal`] wraps everything unexpected (database, I/O). Its cause is
+//!   logged by the handler with the idempotency key; the client gets a generic 500.
+//! - A busy database is not an internal error: it is a 409 (the key is in use) or a 503
+//!   with `Retry-After`, both of which the client retries with the same key.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use app::api::Problem;
+
+/// Every error the API answers with.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("the request body is larger than {limit} bytes")]
+    PayloadTooLarge { limit: usize },
+    #[error("the Idempotency-Key header is missing")]
+    MissingIdempotencyKey,
+    #[error("{0}")]
+    InvalidIdempotencyKey(String),
+    #[error("{0}")]
+    UnsupportedMediaType(String),
+    #[error("{0}")]
+    InvalidJson(String),
+    #[error("{0}")]
+    ValidationFailed(String),
+    #[error("{0}")]
+    InvalidQuery(String),
+    #[error("this Idempotency-Key was already used with a different request")]
+    IdempotencyKeyReused,
+    #[error("a request with this Idempotency-Key is still being processed")]
+    IdempotencyKeyInUse,
+    #[error("the database is busy")]
+    Busy,
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    MethodNotAllowed(String),
+    #[error(transparent)]
+    Internal(#[from] anyhow::Error),
+}
+
+impl From<sqlx::Error> for ApiError {
+    fn from(error: sqlx::Error) -> Self {
+        if is_busy(&error) {
+            ApiError::Busy
+        } else {
+            ApiError::Internal(error.into())
+        }
+    }
+}
+
+/// SQLite's "the write lock was not free in time" (SQLITE_BUSY and its extended codes),
+/// or a pool that had no connection to give.
+pub fn is_busy(error: &sqlx::Error) -> bool {
+    match error {
+        sqlx::Error::PoolTimedOut => true,
+        sqlx::Error::Database(db) => db
+            .code()
+            .and_then(|code| code.parse::<i32>().ok())
+            .is_some_and(|code| code & 0xff == 5 || code & 0xff == 6),
+        _ => false,
+    }
+}
+
+/// Seconds a client should wait before retrying after a 409 in-use or a 503 busy.
+pub const RETRY_AFTER_SECS: u32 = 1;
+
+impl ApiError {
+    /// The HTTP status and the stable slug of this error.
+    pub fn status_and_slug(&self) -> (StatusCode, &'static str) {
+        match self {
+            ApiError::PayloadTooLarge { .. } => (StatusCode::PAYLOAD_TOO_LARGE, "payload-too-large"),
+            ApiError::MissingIdempotencyKey => (StatusCode::BAD_REQUEST, "missing-idempotency-key"),
+            ApiError::InvalidIdempotencyKey(_) => (StatusCode::BAD_REQUEST, "invalid-idempotency-key"),
+            ApiError::UnsupportedMediaType(_) => {
+                (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported-media-type")
+            }
+            ApiError::InvalidJson(_) => (StatusCode::BAD_REQUEST, "invalid-json"),
+            ApiError::ValidationFailed(_) => (StatusCode::UNPROCESSABLE_ENTITY, "validation-failed"),
+            ApiError::InvalidQuery(_) => (StatusCode::BAD_REQUEST, "invalid-query"),
+            ApiError::IdempotencyKeyReused => (StatusCode::UNPROCESSABLE_ENTITY, "idempotency-key-reused"),
+            ApiError::IdempotencyKeyInUse => (StatusCode::CONFLICT, "idempotency-key-in-use"),
+            ApiError::Busy => (StatusCode::SERVICE_UNAVAILABLE, "busy"),
+            ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not-found"),
+            ApiError::MethodNotAllowed(_) => (StatusCode::METHOD_NOT_ALLOWED, "method-not-allowed"),
+            ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+        }
+    }
+
+    /// The problem document sent to the client. Internal detail never leaves the server.
+    pub fn problem(&self) -> Problem {
+        let (status, slug) = self.status_and_slug();
+        let detail = match self {
+            ApiError::Internal(_) => "the server failed; nothing was saved, retry with the same key".to_owned(),
+            other => other.to_string(),
+        };
+        Problem {
+            kind: format!("/problems/{slug}"),
+            title: status.canonical_reason().unwrap_or("Error").to_owned(),
+            status: status.as_u16(),
+            detail,
+        }
+    }
+
+    /// Logs this error at a level that fits it: internal failures with their cause chain.
+    pub fn log(&self, key: Option<&str>) {
+        match self {
+            ApiError::Internal(cause) => {
+                tracing::error!(key = key.unwrap_or("-"), error = ?cause, "request failed")
+            }
+            ApiError::Busy | ApiError::IdempotencyKeyInUse => {
+                tracing::warn!(key = key.unwrap_or("-"), "database busy: {self}")
+            }
+            other => tracing::info!(key = key.unwrap_or("-"), "request refused: {other}"),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let problem = self.problem();
+        let status = StatusCode::from_u16(problem.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let body = serde_json::to_vec(&problem).unwrap_or_default();
+        let mut response = (status, body).into_response();
+        let headers = response.headers_mut();
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/problem+json"));
+        if matches!(self, ApiError::IdempotencyKeyInUse | ApiError::Busy) {
+            headers.insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
+        }
+        if matches!(self, ApiError::MethodNotAllowed(_)) {
+            headers.insert(header::ALLOW, HeaderValue::from_static("GET, POST"));
+        }
+        response
+    }
+}

@@ -1,0 +1,129 @@
+//! The idempotency table. A request first *claims* its key inside a write transaction;
+//! the handler does its writes in that same transaction; [`save_response`] stores the
+//! answer and commits. Claim, note and answer become visible together or not at all.
+
+use std::time::Duration;
+
+use sqlx::{Sqlite, SqlitePool, Transaction};
+
+use super::{Fingerprint, IdempotencyKey};
+use crate::error::{ApiError, is_busy};
+use crate::timestamp;
+
+/// The answer stored for a key, replayed byte for byte.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredResponse {
+    pub status: u16,
+    pub body: Vec<u8>,
+    /// The note the answer is about (for `Location`).
+    pub note_id: String,
+}
+
+/// What a request may do with its key.
+#[derive(Debug)]
+pub enum Claim {
+    /// The key is new and now ours: do the work in this transaction, then
+    /// [`save_response`].
+    Fresh(Transaction<'static, Sqlite>),
+    /// The key already produced this answer for the same request: send it again.
+    Replay(StoredResponse),
+}
+
+/// Claims `key` for a request with `fingerprint`.
+///
+/// `BEGIN IMMEDIATE` takes SQLite's write lock before the claim, so a second request with
+/// the same key waits (up to the busy timeout) for the first to commit, then finds its
+/// stored answer. If the wait runs out, the answer is 409 `idempotency-key-in-use` with
+/// `Retry-After`, and nothing is written.
+pub async fn try_claim(
+    pool: &SqlitePool,
+    scope: &str,
+    key: &IdempotencyKey,
+    fingerprint: &Fingerprint,
+    ttl: Duration,
+) -> Result<Claim, ApiError> {
+    let mut tx = pool.begin_with("BEGIN IMMEDIATE").await.map_err(in_use_if_busy)?;
+    let now = timestamp::now();
+    let expires_at = now + chrono::Duration::from_std(ttl).unwrap_or(chrono::Duration::days(1));
+    let claimed = sqlx::query(
+        "INSERT INTO idempotency_keys (scope, idempotency_key, request_fingerprint, created_at, expires_at) \
+         VALUES (?, ?, ?, ?, ?) ON CONFLICT (scope, idempotency_key) DO NOTHING",
+    )
+    .bind(scope)
+    .bind(key.as_str())
+    .bind(fingerprint.as_str())
+    .bind(timestamp::format(now))
+    .bind(timestamp::format(expires_at))
+    .execute(&mut *tx)
+    .await
+    .map_err(in_use_if_busy)?
+    .rows_affected()
+        == 1;
+    if claimed {
+        return Ok(Claim::Fresh(tx));
+    }
+
+    let (stored_fingerprint, status, body, note_id): (String, Option<i64>, Option<Vec<u8>>, Option<String>) =
+        sqlx::query_as(
+        "SELECT request_fingerprint, response_status, response_body, note_id FROM idempotency_keys \
+         WHERE scope = ? AND idempotency_key = ?",
+    )
+    .bind(scope)
+    .bind(key.as_str())
+    .fetch_one(&mut *tx)
+    .await?;
+    tx.rollback().await?;
+
+    if Fingerprint::from_stored(stored_fingerprint) != *fingerprint {
+        return Err(ApiError::IdempotencyKeyReused);
+    }
+    match (status, body, note_id) {
+        (Some(status), Some(body), Some(note_id)) => Ok(Claim::Replay(StoredResponse {
+            status: u16::try_from(status).map_err(|e| ApiError::Internal(e.into()))?,
+            body,
+            note_id,
+        })),
+        // A committed claim always carries its answer (both are written in one
+        // transaction), so this only happens if the table was edited by hand.
+        _ => Err(ApiError::IdempotencyKeyInUse),
+    }
+}
+
+/// Stores the answer for a claimed key and commits the transaction.
+pub async fn save_response(
+    mut tx: Transaction<'static, Sqlite>,
+    scope: &str,
+    key: &IdempotencyKey,
+    response: &StoredResponse,
+) -> Result<(), ApiError> {
+    sqlx::query(
+        "UPDATE idempotency_keys SET note_id = ?, response_status = ?, response_body = ? \
+         WHERE scope = ? AND idempotency_key = ?",
+    )
+    .bind(&response.note_id)
+    .bind(i64::from(response.status))
+    .bind(&response.body)
+    .bind(scope)
+    .bind(key.as_str())
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Deletes idempotency rows past their expiry; returns how many went.
+pub async fn sweep_expired(pool: &SqlitePool) -> Result<u64, sqlx::Error> {
+    let result = sqlx::query("DELETE FROM idempotency_keys WHERE expires_at < ?")
+        .bind(timestamp::format(timestamp::now()))
+        .execute(pool)
+        .await?;
+    Ok(result.rows_affected())
+}
+
+fn in_use_if_busy(error: sqlx::Error) -> ApiError {
+    if is_busy(&error) {
+        ApiError::IdempotencyKeyInUse
+    } else {
+        ApiError::Internal(error.into())
+    }
+}

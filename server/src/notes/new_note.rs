@@ -1,0 +1,79 @@
+//! A create request that passed every check, in the canonical form that is stored and
+//! fingerprinted.
+
+use app::api::{NOTES_PATH, NewNote, validate_draft};
+
+use crate::error::ApiError;
+use crate::idempotency::Fingerprint;
+use crate::timestamp;
+
+/// A valid new note: title trimmed, `written_at` in UTC to the millisecond.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValidNewNote {
+    pub title: String,
+    pub body: String,
+    pub written_at: String,
+}
+
+impl ValidNewNote {
+    /// Checks the bounds of PROTOCOL.md (the same function the browser runs) and the time.
+    pub fn parse(request: NewNote) -> Result<Self, ApiError> {
+        validate_draft(&request.title, &request.body)
+            .map_err(|e| ApiError::ValidationFailed(e.to_string()))?;
+        let written_at = timestamp::normalize_client_time(&request.written_at).ok_or_else(|| {
+            ApiError::ValidationFailed(format!(
+                "written_at must be an RFC 3339 time such as 2026-11-30T05:00:00.000Z, got {:?}",
+                request.written_at
+            ))
+        })?;
+        Ok(Self {
+            title: request.title.trim().to_owned(),
+            body: request.body,
+            written_at,
+        })
+    }
+
+    /// The fingerprint of `POST /api/notes` with this payload.
+    pub fn fingerprint(&self) -> Fingerprint {
+        Fingerprint::of("POST", NOTES_PATH, &[&self.title, &self.body, &self.written_at])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(title: &str, written_at: &str) -> NewNote {
+        NewNote { title: title.into(), body: "b".into(), written_at: written_at.into() }
+    }
+
+    #[test]
+    fn titles_are_stored_trimmed_and_times_in_utc() {
+        let note = ValidNewNote::parse(request("  Groceries ", "2026-11-30T06:00:00+01:00")).unwrap();
+        assert_eq!(note.title, "Groceries");
+        assert_eq!(note.written_at, "2026-11-30T05:00:00.000Z");
+    }
+
+    #[test]
+    fn the_same_instant_written_two_ways_has_one_fingerprint() {
+        let a = ValidNewNote::parse(request("t", "2026-11-30T06:00:00+01:00")).unwrap();
+        let b = ValidNewNote::parse(request("t", "2026-11-30T05:00:00.000Z")).unwrap();
+        assert_eq!(a.fingerprint(), b.fingerprint());
+    }
+
+    #[test]
+    fn an_unreadable_time_fails_validation() {
+        assert!(matches!(
+            ValidNewNote::parse(request("t", "now")),
+            Err(ApiError::ValidationFailed(_))
+        ));
+    }
+
+    #[test]
+    fn an_empty_title_fails_validation() {
+        assert!(matches!(
+            ValidNewNote::parse(request(" \n ", "2026-11-30T05:00:00Z")),
+            Err(ApiError::ValidationFailed(_))
+        ));
+    }
+}

@@ -1,0 +1,174 @@
+//! The notes API: `POST /api/notes` (idempotent create), `GET /api/notes`,
+//! `GET /api/notes/{id}`.
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde::Deserialize;
+
+use app::api::{IDEMPOTENT_REPLAYED_HEADER, NOTES_PATH, NewNote};
+
+use super::new_note::ValidNewNote;
+use super::store::{self, Cursor};
+use crate::error::ApiError;
+use crate::idempotency::{self, Claim, IdempotencyKey, SHARED_SCOPE, StoredResponse};
+use crate::state::AppState;
+
+/// The largest request body accepted: the longest note with room for JSON escaping.
+pub const BODY_LIMIT_BYTES: usize = 256 * 1024;
+/// Notes per page when the client does not say, and the most it may ask for.
+const DEFAULT_PAGE: u32 = 50;
+const MAX_PAGE: u32 = 200;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route(NOTES_PATH, get(list_notes).post(create_note).fallback(method_not_allowed))
+        .route("/api/notes/{id}", get(get_note).fallback(method_not_allowed))
+}
+
+/// `POST /api/notes`. Every check runs before any write, in the protocol's order; then
+/// claim, insert and stored answer share one transaction.
+#[tracing::instrument(name = "create_note", skip_all, fields(key = tracing::field::Empty))]
+async fn create_note(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
+    let mut key = None;
+    match create(&state, &headers, body, &mut key).await {
+        Ok(response) => response,
+        Err(error) => {
+            error.log(key.as_ref().map(IdempotencyKey::as_str));
+            error.into_response()
+        }
+    }
+}
+
+async fn create(
+    state: &AppState,
+    headers: &HeaderMap,
+    body: Body,
+    key_out: &mut Option<IdempotencyKey>,
+) -> Result<Response, ApiError> {
+    let bytes = axum::body::to_bytes(body, BODY_LIMIT_BYTES)
+        .await
+        .map_err(|_| ApiError::PayloadTooLarge { limit: BODY_LIMIT_BYTES })?;
+    let key = IdempotencyKey::from_headers(headers)?;
+    tracing::Span::current().record("key", key.as_str());
+    *key_out = Some(key.clone());
+    require_json(headers)?;
+    let request: NewNote = serde_json::from_slice(&bytes)
+        .map_err(|e| ApiError::InvalidJson(format!("the body is not a note: {e}")))?;
+    let new_note = ValidNewNote::parse(request)?;
+    let fingerprint = new_note.fingerprint();
+
+    let mut tx = match idempotency::try_claim(&state.pool, SHARED_SCOPE, &key, &fingerprint, state.config.idempotency_ttl).await? {
+        Claim::Replay(stored) => {
+            tracing::info!(note_id = %stored.note_id, status = stored.status, "replayed a stored answer");
+            return Ok(note_response(&stored, true));
+        }
+        Claim::Fresh(tx) => tx,
+    };
+
+    // The idempotency row may have expired while the note (which carries its key) stays:
+    // a late retry gets the existing note, never a second one.
+    if let Some((existing, created_by)) = store::find_by_key(&mut tx, SHARED_SCOPE, &key).await? {
+        if created_by != fingerprint {
+            return Err(ApiError::IdempotencyKeyReused);
+        }
+        let stored = stored_answer(StatusCode::OK, &existing)?;
+        idempotency::save_response(tx, SHARED_SCOPE, &key, &stored).await?;
+        tracing::info!(note_id = %existing.id, "late retry after expiry: answered with the existing note");
+        return Ok(note_response(&stored, true));
+    }
+
+    let note = store::insert(&mut tx, SHARED_SCOPE, &key, &fingerprint, &new_note).await?;
+    let stored = stored_answer(StatusCode::CREATED, &note)?;
+    idempotency::save_response(tx, SHARED_SCOPE, &key, &stored).await?;
+    tracing::info!(note_id = %note.id, "note saved");
+    Ok(note_response(&stored, false))
+}
+
+/// The body must be declared as JSON (`application/json`, with or without parameters).
+fn require_json(headers: &HeaderMap) -> Result<(), ApiError> {
+    let declared = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| v.split(';').next().unwrap_or("").trim().to_ascii_lowercase());
+    match declared.as_deref() {
+        Some("application/json") => Ok(()),
+        Some(other) => Err(ApiError::UnsupportedMediaType(format!(
+            "the body must be application/json, not {other:?}"
+        ))),
+        None => Err(ApiError::UnsupportedMediaType(
+            "the Content-Type header is missing; send application/json".into(),
+        )),
+    }
+}
+
+fn stored_answer(status: StatusCode, note: &app::api::Note) -> Result<StoredResponse, ApiError> {
+    Ok(StoredResponse {
+        status: status.as_u16(),
+        body: serde_json::to_vec(note).map_err(|e| ApiError::Internal(e.into()))?,
+        note_id: note.id.clone(),
+    })
+}
+
+/// The answer for a note: the stored status and bytes, `Location`, and on a replay
+/// `Idempotent-Replayed: true`.
+fn note_response(stored: &StoredResponse, replayed: bool) -> Response {
+    let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK);
+    let mut response = (status, stored.body.clone()).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    if let Ok(location) = HeaderValue::from_str(&format!("{NOTES_PATH}/{}", stored.note_id)) {
+        headers.insert(header::LOCATION, location);
+    }
+    if replayed {
+        headers.insert(IDEMPOTENT_REPLAYED_HEADER, HeaderValue::from_static("true"));
+    }
+    response
+}
+
+#[derive(Deserialize)]
+struct ListParams {
+    limit: Option<String>,
+    cursor: Option<String>,
+}
+
+/// `GET /api/notes?limit=&cursor=`: newest first.
+async fn list_notes(State(state): State<AppState>, uri: Uri) -> Result<Response, ApiError> {
+    let params = Query::<ListParams>::try_from_uri(&uri)
+        .map_err(|e| ApiError::InvalidQuery(e.body_text()))?
+        .0;
+    let limit = match params.limit.as_deref() {
+        None => DEFAULT_PAGE,
+        Some(text) => match text.parse::<u32>() {
+            Ok(n) if (1..=MAX_PAGE).contains(&n) => n,
+            _ => {
+                return Err(ApiError::InvalidQuery(format!(
+                    "limit must be a whole number from 1 to {MAX_PAGE}, got {text:?}"
+                )));
+            }
+        },
+    };
+    let cursor = params.cursor.as_deref().map(Cursor::decode).transpose()?;
+    let page = store::list(&state.pool, limit, cursor.as_ref()).await?;
+    Ok(axum::Json(page).into_response())
+}
+
+/// `GET /api/notes/{id}`.
+async fn get_note(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    match store::get(&state.pool, &id).await? {
+        Some(note) => Ok(axum::Json(note).into_response()),
+        None => Err(ApiError::NotFound(format!("no note has the id {id:?}"))),
+    }
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::MethodNotAllowed("this route answers GET (and POST on /api/notes)".into())
+}
+
+/// Any other path under `/api/`.
+pub async fn api_not_found(uri: Uri) -> ApiError {
+    ApiError::NotFound(format!("there is no API route {}", uri.path()))
+}

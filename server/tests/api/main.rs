@@ -1,0 +1,8 @@
+//! Integration tests: the real server on port 0, a fresh SQLite database per test.
+
+mod helpers;
+mod idempotent_create;
+mod notes_routes;
+mod request_checks;
+mod seed_scenarios;
+mod transport;
