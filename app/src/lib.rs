@@ -1,3 +1,4 @@
+#![recursion_limit = "256"]
 //! oncenote's front end: the page (Leptos, rendered on the server and hydrated in the
 //! browser) and the client save core that makes every note stored exactly once.
 

@@ -40,7 +40,9 @@ impl Config {
             site_root: var("LEPTOS_SITE_ROOT").unwrap_or_else(|| "target/site".to_owned()),
             idempotency_ttl: Duration::from_secs(number("ONCENOTE_IDEMPOTENCY_TTL_SECS", 86_400)?),
             key_wait: Duration::from_millis(number("ONCENOTE_KEY_WAIT_MS", 5_000)?),
-            sweep_interval: Duration::from_secs(number("ONCENOTE_SWEEP_INTERVAL_SECS", 300)?.max(1)),
+            sweep_interval: Duration::from_secs(
+                number("ONCENOTE_SWEEP_INTERVAL_SECS", 300)?.max(1),
+            ),
         })
     }
 

@@ -5,8 +5,8 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use anyhow::Context;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::SqlitePool;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
 /// Opens (creating if needed) the SQLite database at `url` and migrates it.
 ///
@@ -23,11 +23,11 @@ pub async fn open(url: &str, busy_timeout: Duration) -> anyhow::Result<SqlitePoo
         .synchronous(SqliteSynchronous::Full)
         .foreign_keys(true)
         .busy_timeout(busy_timeout);
-    if let Some(parent) = options.get_filename().parent() {
-        if !parent.as_os_str().is_empty() {
-            std::fs::create_dir_all(parent)
-                .with_context(|| format!("could not create the database folder {}", parent.display()))?;
-        }
+    if let Some(parent) = options.get_filename().parent()
+        && !parent.as_os_str().is_empty()
+    {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("could not create the database folder {}", parent.display()))?;
     }
     let pool = SqlitePoolOptions::new()
         .max_connections(8)

@@ -74,16 +74,24 @@ impl ApiError {
     /// The HTTP status and the stable slug of this error.
     pub fn status_and_slug(&self) -> (StatusCode, &'static str) {
         match self {
-            ApiError::PayloadTooLarge { .. } => (StatusCode::PAYLOAD_TOO_LARGE, "payload-too-large"),
+            ApiError::PayloadTooLarge { .. } => {
+                (StatusCode::PAYLOAD_TOO_LARGE, "payload-too-large")
+            }
             ApiError::MissingIdempotencyKey => (StatusCode::BAD_REQUEST, "missing-idempotency-key"),
-            ApiError::InvalidIdempotencyKey(_) => (StatusCode::BAD_REQUEST, "invalid-idempotency-key"),
+            ApiError::InvalidIdempotencyKey(_) => {
+                (StatusCode::BAD_REQUEST, "invalid-idempotency-key")
+            }
             ApiError::UnsupportedMediaType(_) => {
                 (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported-media-type")
             }
             ApiError::InvalidJson(_) => (StatusCode::BAD_REQUEST, "invalid-json"),
-            ApiError::ValidationFailed(_) => (StatusCode::UNPROCESSABLE_ENTITY, "validation-failed"),
+            ApiError::ValidationFailed(_) => {
+                (StatusCode::UNPROCESSABLE_ENTITY, "validation-failed")
+            }
             ApiError::InvalidQuery(_) => (StatusCode::BAD_REQUEST, "invalid-query"),
-            ApiError::IdempotencyKeyReused => (StatusCode::UNPROCESSABLE_ENTITY, "idempotency-key-reused"),
+            ApiError::IdempotencyKeyReused => {
+                (StatusCode::UNPROCESSABLE_ENTITY, "idempotency-key-reused")
+            }
             ApiError::IdempotencyKeyInUse => (StatusCode::CONFLICT, "idempotency-key-in-use"),
             ApiError::Busy => (StatusCode::SERVICE_UNAVAILABLE, "busy"),
             ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not-found"),
@@ -96,7 +104,9 @@ impl ApiError {
     pub fn problem(&self) -> Problem {
         let (status, slug) = self.status_and_slug();
         let detail = match self {
-            ApiError::Internal(_) => "the server failed; nothing was saved, retry with the same key".to_owned(),
+            ApiError::Internal(_) => {
+                "the server failed; nothing was saved, retry with the same key".to_owned()
+            }
             other => other.to_string(),
         };
         Problem {
@@ -124,11 +134,15 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let problem = self.problem();
-        let status = StatusCode::from_u16(problem.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let status =
+            StatusCode::from_u16(problem.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let body = serde_json::to_vec(&problem).unwrap_or_default();
         let mut response = (status, body).into_response();
         let headers = response.headers_mut();
-        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/problem+json"));
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/problem+json"),
+        );
         if matches!(self, ApiError::IdempotencyKeyInUse | ApiError::Busy) {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
         }

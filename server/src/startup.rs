@@ -47,12 +47,22 @@ impl Application {
             .site_addr(listener.local_addr()?)
             .build();
         sweeper::spawn(pool.clone(), config.sweep_interval);
-        let state = AppState { pool: pool.clone(), config: Arc::new(config), leptos_options };
-        Ok(Self { listener, router: router(state), pool })
+        let state = AppState {
+            pool: pool.clone(),
+            config: Arc::new(config),
+            leptos_options,
+        };
+        Ok(Self {
+            listener,
+            router: router(state),
+            pool,
+        })
     }
 
     pub fn local_addr(&self) -> SocketAddr {
-        self.listener.local_addr().expect("a bound listener has an address")
+        self.listener
+            .local_addr()
+            .expect("a bound listener has an address")
     }
 
     pub fn pool(&self) -> SqlitePool {
@@ -60,8 +70,13 @@ impl Application {
     }
 
     /// Serves until `shutdown` resolves, then lets requests in flight finish.
-    pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
-        axum::serve(self.listener, self.router).with_graceful_shutdown(shutdown).await?;
+    pub async fn run_until(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
+        axum::serve(self.listener, self.router)
+            .with_graceful_shutdown(shutdown)
+            .await?;
         self.pool.close().await;
         Ok(())
     }
@@ -102,4 +117,3 @@ fn recent_notes(pool: SqlitePool) -> RecentNotes {
         }
     })
 }
-

@@ -16,7 +16,11 @@ pub fn format(at: DateTime<Utc>) -> String {
 /// the precision browsers have, so equal instants have one spelling.
 pub fn normalize_client_time(text: &str) -> Option<String> {
     let parsed = DateTime::parse_from_rfc3339(text.trim()).ok()?;
-    Some(parsed.with_timezone(&Utc).to_rfc3339_opts(SecondsFormat::Millis, true))
+    Some(
+        parsed
+            .with_timezone(&Utc)
+            .to_rfc3339_opts(SecondsFormat::Millis, true),
+    )
 }
 
 #[cfg(test)]
@@ -39,8 +43,16 @@ mod tests {
 
     #[test]
     fn stored_timestamps_have_one_width_so_text_order_is_time_order() {
-        let a = format(DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z").unwrap().to_utc());
-        let b = format(DateTime::parse_from_rfc3339("2026-01-01T00:00:00.5Z").unwrap().to_utc());
+        let a = format(
+            DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z")
+                .unwrap()
+                .to_utc(),
+        );
+        let b = format(
+            DateTime::parse_from_rfc3339("2026-01-01T00:00:00.5Z")
+                .unwrap()
+                .to_utc(),
+        );
         assert_eq!(a.len(), b.len());
         assert!(a < b);
     }

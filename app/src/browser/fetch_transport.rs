@@ -6,7 +6,9 @@ use futures::future::{Either, select};
 use gloo_net::http::{Request, Response};
 use gloo_timers::future::TimeoutFuture;
 
-use crate::api::{IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, NOTES_PATH, NewNote, Note, Problem};
+use crate::api::{
+    IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, NOTES_PATH, NewNote, Note, Problem,
+};
 use crate::save::retry_policy::{AttemptOutcome, parse_retry_after};
 use crate::save::sender::{Clock, Transport};
 
@@ -18,7 +20,9 @@ pub struct FetchTransport {
 
 impl Default for FetchTransport {
     fn default() -> Self {
-        Self { timeout: Duration::from_secs(10) }
+        Self {
+            timeout: Duration::from_secs(10),
+        }
     }
 }
 
@@ -32,13 +36,19 @@ impl Transport for FetchTransport {
             .json(note)
         {
             Ok(request) => request,
-            Err(error) => return AttemptOutcome::Network { reason: error.to_string() },
+            Err(error) => {
+                return AttemptOutcome::Network {
+                    reason: error.to_string(),
+                };
+            }
         };
         let sending = std::pin::pin!(request.send());
         let timeout = TimeoutFuture::new(self.timeout.as_millis().min(u32::MAX as u128) as u32);
         match select(sending, timeout).await {
             Either::Left((Ok(response), _)) => read_answer(response).await,
-            Either::Left((Err(error), _)) => AttemptOutcome::Network { reason: error.to_string() },
+            Either::Left((Err(error), _)) => AttemptOutcome::Network {
+                reason: error.to_string(),
+            },
             Either::Right(((), _)) => {
                 if let Some(controller) = controller {
                     controller.abort();
@@ -52,12 +62,18 @@ impl Transport for FetchTransport {
 async fn read_answer(response: Response) -> AttemptOutcome {
     let status = response.status();
     if (200..300).contains(&status) {
-        let replayed = response.headers().get(IDEMPOTENT_REPLAYED_HEADER).as_deref() == Some("true");
+        let replayed = response
+            .headers()
+            .get(IDEMPOTENT_REPLAYED_HEADER)
+            .as_deref()
+            == Some("true");
         return match response.json::<Note>().await {
             Ok(note) => AttemptOutcome::Saved { note, replayed },
             // The body was cut off on the way: the note is stored, the answer is not
             // readable. A retry with the same key gets the replay.
-            Err(error) => AttemptOutcome::Network { reason: format!("unreadable answer: {error}") },
+            Err(error) => AttemptOutcome::Network {
+                reason: format!("unreadable answer: {error}"),
+            },
         };
     }
     let retry_after = response
@@ -65,7 +81,11 @@ async fn read_answer(response: Response) -> AttemptOutcome {
         .get("retry-after")
         .and_then(|value| parse_retry_after(&value, now()));
     let problem = response.json::<Problem>().await.ok();
-    AttemptOutcome::Answered { status, retry_after, problem }
+    AttemptOutcome::Answered {
+        status,
+        retry_after,
+        problem,
+    }
 }
 
 /// The wall clock from JavaScript (`SystemTime::now` panics in wasm32-unknown-unknown).

@@ -18,7 +18,10 @@ use crate::ui::save_queue::SaveQueue;
 pub fn start(queue: SaveQueue) {
     queue.intents.set(intent_store::load_all());
     queue.now_ms.set(js_sys::Date::now());
-    let _ = set_interval_with_handle(move || queue.now_ms.set(js_sys::Date::now()), Duration::from_secs(1));
+    let _ = set_interval_with_handle(
+        move || queue.now_ms.set(js_sys::Date::now()),
+        Duration::from_secs(1),
+    );
     if let Some(window) = web_sys::window() {
         listen(window.as_ref(), "online", move || drain(queue));
         if let Some(document) = window.document() {
@@ -54,19 +57,40 @@ pub fn drain(queue: SaveQueue) {
 }
 
 async fn run(queue: SaveQueue) {
-    let sender = Sender::new(FetchTransport::default(), TimerClock, RetryPolicy::default());
+    let sender = Sender::new(
+        FetchTransport::default(),
+        TimerClock,
+        RetryPolicy::default(),
+    );
     loop {
         queue.again.set_value(false);
-        let keys: Vec<String> =
-            queue.intents.with_untracked(|all| all.iter().filter(|i| !i.is_failed()).map(|i| i.key.clone()).collect());
+        let keys: Vec<String> = queue.intents.with_untracked(|all| {
+            all.iter()
+                .filter(|i| !i.is_failed())
+                .map(|i| i.key.clone())
+                .collect()
+        });
         for key in keys {
-            let Some(intent) = queue.find(&key).filter(|i| !i.is_failed()) else { continue };
-            let mut hooks = PageHooks { queue, key: key.clone() };
+            let Some(intent) = queue.find(&key).filter(|i| !i.is_failed()) else {
+                continue;
+            };
+            let mut hooks = PageHooks {
+                queue,
+                key: key.clone(),
+            };
             match sender.run_burst(&intent, &mut hooks).await {
                 BurstEnd::Saved { note, .. } => queue.finish(&key, note),
-                BurstEnd::Failed { problem } => queue.set_state(&key, IntentState::Failed { problem }),
+                BurstEnd::Failed { problem } => {
+                    queue.set_state(&key, IntentState::Failed { problem })
+                }
                 BurstEnd::Waiting { last } => {
-                    hold_all(queue, &format!("{} — it is sent again when you retry, reload or come back online", describe(&last)));
+                    hold_all(
+                        queue,
+                        &format!(
+                            "{} — it is sent again when you retry, reload or come back online",
+                            describe(&last)
+                        ),
+                    );
                     break;
                 }
                 BurstEnd::Offline => {
@@ -84,10 +108,18 @@ async fn run(queue: SaveQueue) {
 /// The server (or the network) is not answering: every unsent intent waits.
 fn hold_all(queue: SaveQueue, reason: &str) {
     let keys: Vec<String> = queue.intents.with_untracked(|all| {
-        all.iter().filter(|i| !i.is_failed()).map(|i| i.key.clone()).collect()
+        all.iter()
+            .filter(|i| !i.is_failed())
+            .map(|i| i.key.clone())
+            .collect()
     });
     for key in keys {
-        queue.set_state(&key, IntentState::Waiting { reason: reason.to_owned() });
+        queue.set_state(
+            &key,
+            IntentState::Waiting {
+                reason: reason.to_owned(),
+            },
+        );
     }
 }
 
@@ -98,7 +130,9 @@ struct PageHooks {
 
 impl BurstHooks for PageHooks {
     fn is_online(&self) -> bool {
-        web_sys::window().map(|w| w.navigator().on_line()).unwrap_or(true)
+        web_sys::window()
+            .map(|w| w.navigator().on_line())
+            .unwrap_or(true)
     }
 
     fn jitter(&mut self) -> f64 {
@@ -113,7 +147,8 @@ impl BurstHooks for PageHooks {
             }),
             BurstEvent::RetryScheduled { delay, .. } => {
                 let at_ms = js_sys::Date::now() + delay.as_millis() as f64;
-                self.queue.set_state(&self.key, IntentState::Retrying { at_ms });
+                self.queue
+                    .set_state(&self.key, IntentState::Retrying { at_ms });
             }
         }
     }

@@ -100,7 +100,10 @@ mod tests {
 
     #[test]
     fn a_reload_requeues_in_flight_intents_but_keeps_failed_ones_failed() {
-        assert_eq!(intent(IntentState::Sending).after_reload().state, IntentState::Queued);
+        assert_eq!(
+            intent(IntentState::Sending).after_reload().state,
+            IntentState::Queued
+        );
         let failed = IntentState::Failed {
             problem: Problem {
                 kind: "/problems/validation-failed".into(),
@@ -114,6 +117,9 @@ mod tests {
 
     #[test]
     fn the_payload_carries_the_time_save_was_pressed() {
-        assert_eq!(intent(IntentState::Queued).payload().written_at, "2026-01-01T00:00:00.000Z");
+        assert_eq!(
+            intent(IntentState::Queued).payload().written_at,
+            "2026-01-01T00:00:00.000Z"
+        );
     }
 }

@@ -33,7 +33,11 @@ pub enum PressDecision {
 }
 
 /// Decides what a press of Save does, given the intent the editor is linked to.
-pub fn decide_press(linked: Option<(&Link, &SaveIntent)>, title: &str, body: &str) -> PressDecision {
+pub fn decide_press(
+    linked: Option<(&Link, &SaveIntent)>,
+    title: &str,
+    body: &str,
+) -> PressDecision {
     let Some((link, intent)) = linked else {
         return PressDecision::New { replaces: None };
     };
@@ -44,7 +48,9 @@ pub fn decide_press(linked: Option<(&Link, &SaveIntent)>, title: &str, body: &st
         };
     }
     match link {
-        Link::Editing(key) => PressDecision::New { replaces: Some(key.clone()) },
+        Link::Editing(key) => PressDecision::New {
+            replaces: Some(key.clone()),
+        },
         // The editor was pressed on and then changed without Edit: a new note, and the
         // earlier intent keeps its own content and key.
         Link::Pressed(_) => PressDecision::New { replaces: None },
@@ -56,32 +62,54 @@ mod tests {
     use super::*;
 
     fn intent(state: IntentState) -> SaveIntent {
-        SaveIntent { state, ..SaveIntent::new("k1".into(), "t", "b", "w".into()) }
+        SaveIntent {
+            state,
+            ..SaveIntent::new("k1".into(), "t", "b", "w".into())
+        }
     }
 
     fn refused() -> Problem {
-        Problem { kind: "/problems/validation-failed".into(), title: "x".into(), status: 422, detail: "d".into() }
+        Problem {
+            kind: "/problems/validation-failed".into(),
+            title: "x".into(),
+            status: 422,
+            detail: "d".into(),
+        }
     }
 
     #[test]
     fn a_second_press_on_an_unchanged_draft_reuses_its_intent() {
         let sending = intent(IntentState::Sending);
         let link = Link::Pressed("k1".into());
-        assert_eq!(decide_press(Some((&link, &sending)), "t", "b"), PressDecision::Reuse);
-        let waiting = intent(IntentState::Waiting { reason: "offline".into() });
-        assert_eq!(decide_press(Some((&link, &waiting)), "t", "b"), PressDecision::Reuse);
+        assert_eq!(
+            decide_press(Some((&link, &sending)), "t", "b"),
+            PressDecision::Reuse
+        );
+        let waiting = intent(IntentState::Waiting {
+            reason: "offline".into(),
+        });
+        assert_eq!(
+            decide_press(Some((&link, &waiting)), "t", "b"),
+            PressDecision::Reuse
+        );
     }
 
     #[test]
     fn a_press_with_no_linked_intent_makes_a_new_one() {
-        assert_eq!(decide_press(None, "t", "b"), PressDecision::New { replaces: None });
+        assert_eq!(
+            decide_press(None, "t", "b"),
+            PressDecision::New { replaces: None }
+        );
     }
 
     #[test]
     fn a_refused_draft_is_not_resent_unchanged() {
         let failed = intent(IntentState::Failed { problem: refused() });
         let link = Link::Editing("k1".into());
-        assert_eq!(decide_press(Some((&link, &failed)), "t", "b"), PressDecision::RefuseUnchanged(refused()));
+        assert_eq!(
+            decide_press(Some((&link, &failed)), "t", "b"),
+            PressDecision::RefuseUnchanged(refused())
+        );
     }
 
     #[test]
@@ -90,14 +118,21 @@ mod tests {
         let link = Link::Editing("k1".into());
         assert_eq!(
             decide_press(Some((&link, &failed)), "t2", "b"),
-            PressDecision::New { replaces: Some("k1".into()) }
+            PressDecision::New {
+                replaces: Some("k1".into())
+            }
         );
     }
 
     #[test]
     fn changing_the_draft_after_a_press_never_drops_the_pressed_intent() {
-        let waiting = intent(IntentState::Waiting { reason: "offline".into() });
+        let waiting = intent(IntentState::Waiting {
+            reason: "offline".into(),
+        });
         let link = Link::Pressed("k1".into());
-        assert_eq!(decide_press(Some((&link, &waiting)), "other", "b"), PressDecision::New { replaces: None });
+        assert_eq!(
+            decide_press(Some((&link, &waiting)), "other", "b"),
+            PressDecision::New { replaces: None }
+        );
     }
 }

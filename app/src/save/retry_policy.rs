@@ -39,7 +39,9 @@ pub fn classify(outcome: &AttemptOutcome) -> Verdict {
     match outcome {
         AttemptOutcome::Saved { .. } => Verdict::Done,
         AttemptOutcome::Network { .. } | AttemptOutcome::TimedOut => Verdict::Recoverable,
-        AttemptOutcome::Answered { status, problem, .. } => match status {
+        AttemptOutcome::Answered {
+            status, problem, ..
+        } => match status {
             200..=299 => Verdict::Done,
             408 | 429 => Verdict::Recoverable,
             // Only the in-use conflict is a "wait and retry"; any other 409 is a refusal.
@@ -119,7 +121,12 @@ impl RetryPolicy {
     }
 
     /// Decides what follows attempt number `attempt_in_burst` (1-based) of a burst.
-    pub fn next_step(&self, attempt_in_burst: u32, outcome: &AttemptOutcome, jitter: f64) -> NextStep {
+    pub fn next_step(
+        &self,
+        attempt_in_burst: u32,
+        outcome: &AttemptOutcome,
+        jitter: f64,
+    ) -> NextStep {
         match classify(outcome) {
             Verdict::Done => NextStep::Finish,
             Verdict::Permanent => NextStep::GiveUp,
@@ -151,52 +158,87 @@ mod tests {
     use super::*;
 
     fn answered(status: u16, retry_after: Option<Duration>) -> AttemptOutcome {
-        AttemptOutcome::Answered { status, retry_after, problem: None }
+        AttemptOutcome::Answered {
+            status,
+            retry_after,
+            problem: None,
+        }
     }
 
     fn unreachable() -> AttemptOutcome {
-        AttemptOutcome::Network { reason: "connection refused".into() }
+        AttemptOutcome::Network {
+            reason: "connection refused".into(),
+        }
     }
 
     #[test]
     fn backoff_doubles_from_half_a_second_and_stops_at_thirty() {
         let policy = RetryPolicy::default();
         let delays: Vec<_> = (1..=8).map(|n| policy.backoff(n).as_millis()).collect();
-        assert_eq!(delays, [500, 1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000]);
+        assert_eq!(
+            delays,
+            [500, 1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000]
+        );
         assert_eq!(policy.backoff(1_000), Duration::from_secs(30));
     }
 
     #[test]
     fn jitter_scales_the_backoff_between_half_and_all_of_it() {
         let policy = RetryPolicy::default();
-        assert_eq!(policy.delay_before_retry(2, 0.5, None), Duration::from_millis(500));
-        assert_eq!(policy.delay_before_retry(2, 1.0, None), Duration::from_millis(1_000));
+        assert_eq!(
+            policy.delay_before_retry(2, 0.5, None),
+            Duration::from_millis(500)
+        );
+        assert_eq!(
+            policy.delay_before_retry(2, 1.0, None),
+            Duration::from_millis(1_000)
+        );
         // Out-of-range factors are clamped rather than trusted.
-        assert_eq!(policy.delay_before_retry(2, 0.0, None), Duration::from_millis(500));
-        assert_eq!(policy.delay_before_retry(2, 7.0, None), Duration::from_millis(1_000));
+        assert_eq!(
+            policy.delay_before_retry(2, 0.0, None),
+            Duration::from_millis(500)
+        );
+        assert_eq!(
+            policy.delay_before_retry(2, 7.0, None),
+            Duration::from_millis(1_000)
+        );
     }
 
     #[test]
     fn a_larger_retry_after_wins_over_the_backoff_and_a_smaller_one_does_not() {
         let policy = RetryPolicy::default();
         let slow = answered(503, Some(Duration::from_secs(3)));
-        assert_eq!(policy.next_step(1, &slow, 1.0), NextStep::RetryAfter(Duration::from_secs(3)));
+        assert_eq!(
+            policy.next_step(1, &slow, 1.0),
+            NextStep::RetryAfter(Duration::from_secs(3))
+        );
         let quick = answered(429, Some(Duration::from_millis(100)));
         assert_eq!(
             policy.next_step(2, &quick, 1.0),
             NextStep::RetryAfter(Duration::from_millis(1_000))
         );
         let absurd = answered(503, Some(Duration::from_secs(86_400)));
-        assert_eq!(policy.next_step(1, &absurd, 1.0), NextStep::RetryAfter(Duration::from_secs(300)));
+        assert_eq!(
+            policy.next_step(1, &absurd, 1.0),
+            NextStep::RetryAfter(Duration::from_secs(300))
+        );
     }
 
     #[test]
     fn the_protocol_table_sorts_every_listed_status() {
         for status in [408, 429, 500, 502, 503, 504] {
-            assert_eq!(classify(&answered(status, None)), Verdict::Recoverable, "{status}");
+            assert_eq!(
+                classify(&answered(status, None)),
+                Verdict::Recoverable,
+                "{status}"
+            );
         }
         for status in [400, 401, 402, 403, 404, 413, 415, 422] {
-            assert_eq!(classify(&answered(status, None)), Verdict::Permanent, "{status}");
+            assert_eq!(
+                classify(&answered(status, None)),
+                Verdict::Permanent,
+                "{status}"
+            );
         }
         assert_eq!(classify(&unreachable()), Verdict::Recoverable);
         assert_eq!(classify(&AttemptOutcome::TimedOut), Verdict::Recoverable);
@@ -216,32 +258,48 @@ mod tests {
             problem: Some(problem("idempotency-key-in-use")),
         };
         assert_eq!(classify(&in_use), Verdict::Recoverable);
-        let other = AttemptOutcome::Answered { status: 409, retry_after: None, problem: Some(problem("other")) };
+        let other = AttemptOutcome::Answered {
+            status: 409,
+            retry_after: None,
+            problem: Some(problem("other")),
+        };
         assert_eq!(classify(&other), Verdict::Permanent);
     }
 
     #[test]
     fn a_burst_ends_after_its_fifth_recoverable_failure() {
         let policy = RetryPolicy::default();
-        assert!(matches!(policy.next_step(4, &unreachable(), 1.0), NextStep::RetryAfter(_)));
+        assert!(matches!(
+            policy.next_step(4, &unreachable(), 1.0),
+            NextStep::RetryAfter(_)
+        ));
         assert_eq!(policy.next_step(5, &unreachable(), 1.0), NextStep::EndBurst);
     }
 
     #[test]
     fn a_permanent_refusal_is_never_retried_even_on_the_first_attempt() {
-        assert_eq!(RetryPolicy::default().next_step(1, &answered(422, None), 1.0), NextStep::GiveUp);
+        assert_eq!(
+            RetryPolicy::default().next_step(1, &answered(422, None), 1.0),
+            NextStep::GiveUp
+        );
     }
 
     #[test]
     fn retry_after_reads_seconds_and_http_dates() {
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_445_412_480); // 2015-10-21 07:28:00 GMT
-        assert_eq!(parse_retry_after("120", now), Some(Duration::from_secs(120)));
+        assert_eq!(
+            parse_retry_after("120", now),
+            Some(Duration::from_secs(120))
+        );
         assert_eq!(parse_retry_after(" 0 ", now), Some(Duration::ZERO));
         assert_eq!(
             parse_retry_after("Wed, 21 Oct 2015 07:28:30 GMT", now),
             Some(Duration::from_secs(30))
         );
-        assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:00:00 GMT", now), Some(Duration::ZERO));
+        assert_eq!(
+            parse_retry_after("Wed, 21 Oct 2015 07:00:00 GMT", now),
+            Some(Duration::ZERO)
+        );
         assert_eq!(parse_retry_after("-5", now), None);
         assert_eq!(parse_retry_after("soon", now), None);
         assert_eq!(parse_retry_after("", now), None);

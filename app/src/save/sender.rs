@@ -25,7 +25,11 @@ pub enum BurstEvent {
     /// Attempt `n` of this burst is about to leave.
     AttemptStarted { n: u32 },
     /// Attempt `n` failed recoverably; the next one leaves after `delay`.
-    RetryScheduled { n: u32, delay: Duration, outcome: AttemptOutcome },
+    RetryScheduled {
+        n: u32,
+        delay: Duration,
+        outcome: AttemptOutcome,
+    },
 }
 
 /// The environment a burst asks as it goes.
@@ -62,7 +66,11 @@ pub struct Sender<T, C> {
 
 impl<T: Transport, C: Clock> Sender<T, C> {
     pub fn new(transport: T, clock: C, policy: RetryPolicy) -> Self {
-        Self { transport, clock, policy }
+        Self {
+            transport,
+            clock,
+            policy,
+        }
     }
 
     /// Runs one burst for `intent`: at most `policy.burst_attempts` attempts, all with the
@@ -81,13 +89,19 @@ impl<T: Transport, C: Clock> Sender<T, C> {
             match self.policy.next_step(n, &outcome, jitter) {
                 NextStep::Finish => {
                     return match outcome {
-                        AttemptOutcome::Saved { note, replayed } => BurstEnd::Saved { note, replayed },
+                        AttemptOutcome::Saved { note, replayed } => {
+                            BurstEnd::Saved { note, replayed }
+                        }
                         // A 2xx without a readable note cannot be shown as saved: treat it
                         // as a lost answer, and the next burst will get the replay.
                         other => BurstEnd::Waiting { last: other },
                     };
                 }
-                NextStep::GiveUp => return BurstEnd::Failed { problem: problem_of(&outcome) },
+                NextStep::GiveUp => {
+                    return BurstEnd::Failed {
+                        problem: problem_of(&outcome),
+                    };
+                }
                 NextStep::EndBurst => return BurstEnd::Waiting { last: outcome },
                 NextStep::RetryAfter(delay) => {
                     hooks.on_event(BurstEvent::RetryScheduled { n, delay, outcome });
@@ -102,7 +116,10 @@ impl<T: Transport, C: Clock> Sender<T, C> {
 /// status when the body was not problem+json.
 fn problem_of(outcome: &AttemptOutcome) -> Problem {
     match outcome {
-        AttemptOutcome::Answered { problem: Some(problem), .. } => problem.clone(),
+        AttemptOutcome::Answered {
+            problem: Some(problem),
+            ..
+        } => problem.clone(),
         AttemptOutcome::Answered { status, .. } => Problem {
             kind: "about:blank".into(),
             title: "Refused".into(),
@@ -124,7 +141,11 @@ pub fn describe(outcome: &AttemptOutcome) -> String {
         AttemptOutcome::Saved { .. } => "saved".into(),
         AttemptOutcome::Network { reason } => format!("no answer ({reason})"),
         AttemptOutcome::TimedOut => "no answer in time".into(),
-        AttemptOutcome::Answered { status, problem: Some(p), .. } => format!("{status}: {}", p.detail),
+        AttemptOutcome::Answered {
+            status,
+            problem: Some(p),
+            ..
+        } => format!("{status}: {}", p.detail),
         AttemptOutcome::Answered { status, .. } => format!("the server answered {status}"),
     }
 }
@@ -144,14 +165,20 @@ mod tests {
 
     impl ScriptedTransport {
         fn new(script: Vec<AttemptOutcome>) -> Self {
-            Self { script: RefCell::new(script.into()), keys: RefCell::default() }
+            Self {
+                script: RefCell::new(script.into()),
+                keys: RefCell::default(),
+            }
         }
     }
 
     impl Transport for ScriptedTransport {
         async fn send(&self, key: &str, _note: &NewNote) -> AttemptOutcome {
             self.keys.borrow_mut().push(key.to_owned());
-            self.script.borrow_mut().pop_front().expect("the script ran out of outcomes")
+            self.script
+                .borrow_mut()
+                .pop_front()
+                .expect("the script ran out of outcomes")
         }
     }
 
@@ -185,7 +212,10 @@ mod tests {
     }
 
     fn hooks() -> NoJitter {
-        NoJitter { online: true, events: Vec::new() }
+        NoJitter {
+            online: true,
+            events: Vec::new(),
+        }
     }
 
     fn note() -> Note {
@@ -205,7 +235,9 @@ mod tests {
     }
 
     fn unreachable() -> AttemptOutcome {
-        AttemptOutcome::Network { reason: "unreachable".into() }
+        AttemptOutcome::Network {
+            reason: "unreachable".into(),
+        }
     }
 
     fn block_on<F: Future>(future: F) -> F::Output {
@@ -217,21 +249,38 @@ mod tests {
         let transport = ScriptedTransport::new(vec![
             unreachable(),
             unreachable(),
-            AttemptOutcome::Saved { note: note(), replayed: false },
+            AttemptOutcome::Saved {
+                note: note(),
+                replayed: false,
+            },
         ]);
         let sender = Sender::new(transport, RecordingClock::default(), RetryPolicy::default());
         let end = block_on(sender.run_burst(&intent(), &mut hooks()));
-        assert_eq!(end, BurstEnd::Saved { note: note(), replayed: false });
+        assert_eq!(
+            end,
+            BurstEnd::Saved {
+                note: note(),
+                replayed: false
+            }
+        );
         assert_eq!(
             *sender.clock.slept.borrow(),
             [Duration::from_millis(500), Duration::from_millis(1_000)]
         );
-        assert_eq!(sender.transport.keys.borrow().len(), 3, "success on the third try");
+        assert_eq!(
+            sender.transport.keys.borrow().len(),
+            3,
+            "success on the third try"
+        );
     }
 
     #[test]
     fn seed_drill_a_quota_like_refusal_is_not_retried_at_all() {
-        let quota = AttemptOutcome::Answered { status: 402, retry_after: None, problem: None };
+        let quota = AttemptOutcome::Answered {
+            status: 402,
+            retry_after: None,
+            problem: None,
+        };
         let sender = Sender::new(
             ScriptedTransport::new(vec![quota]),
             RecordingClock::default(),
@@ -251,9 +300,21 @@ mod tests {
             RetryPolicy::default(),
         );
         let end = block_on(sender.run_burst(&intent(), &mut hooks()));
-        assert_eq!(end, BurstEnd::Waiting { last: unreachable() });
-        assert_eq!(*sender.transport.keys.borrow(), vec!["key-1".to_string(); 5]);
-        assert_eq!(sender.clock.slept.borrow().len(), 4, "no sleep after the last attempt");
+        assert_eq!(
+            end,
+            BurstEnd::Waiting {
+                last: unreachable()
+            }
+        );
+        assert_eq!(
+            *sender.transport.keys.borrow(),
+            vec!["key-1".to_string(); 5]
+        );
+        assert_eq!(
+            sender.clock.slept.borrow().len(),
+            4,
+            "no sleep after the last attempt"
+        );
     }
 
     #[test]
@@ -264,12 +325,24 @@ mod tests {
             problem: None,
         };
         let sender = Sender::new(
-            ScriptedTransport::new(vec![busy, AttemptOutcome::Saved { note: note(), replayed: true }]),
+            ScriptedTransport::new(vec![
+                busy,
+                AttemptOutcome::Saved {
+                    note: note(),
+                    replayed: true,
+                },
+            ]),
             RecordingClock::default(),
             RetryPolicy::default(),
         );
         let end = block_on(sender.run_burst(&intent(), &mut hooks()));
-        assert_eq!(end, BurstEnd::Saved { note: note(), replayed: true });
+        assert_eq!(
+            end,
+            BurstEnd::Saved {
+                note: note(),
+                replayed: true
+            }
+        );
         assert_eq!(*sender.clock.slept.borrow(), [Duration::from_secs(2)]);
     }
 
@@ -280,8 +353,14 @@ mod tests {
             RecordingClock::default(),
             RetryPolicy::default(),
         );
-        let mut offline = NoJitter { online: false, events: Vec::new() };
-        assert_eq!(block_on(sender.run_burst(&intent(), &mut offline)), BurstEnd::Offline);
+        let mut offline = NoJitter {
+            online: false,
+            events: Vec::new(),
+        };
+        assert_eq!(
+            block_on(sender.run_burst(&intent(), &mut offline)),
+            BurstEnd::Offline
+        );
         assert!(sender.transport.keys.borrow().is_empty());
         assert!(offline.events.is_empty());
     }
@@ -289,7 +368,13 @@ mod tests {
     #[test]
     fn the_burst_reports_each_attempt_and_each_scheduled_retry() {
         let sender = Sender::new(
-            ScriptedTransport::new(vec![unreachable(), AttemptOutcome::Saved { note: note(), replayed: false }]),
+            ScriptedTransport::new(vec![
+                unreachable(),
+                AttemptOutcome::Saved {
+                    note: note(),
+                    replayed: false,
+                },
+            ]),
             RecordingClock::default(),
             RetryPolicy::default(),
         );
@@ -299,7 +384,11 @@ mod tests {
             hooks.events,
             [
                 BurstEvent::AttemptStarted { n: 1 },
-                BurstEvent::RetryScheduled { n: 1, delay: Duration::from_millis(500), outcome: unreachable() },
+                BurstEvent::RetryScheduled {
+                    n: 1,
+                    delay: Duration::from_millis(500),
+                    outcome: unreachable()
+                },
                 BurstEvent::AttemptStarted { n: 2 },
             ]
         );

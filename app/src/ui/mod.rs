@@ -7,6 +7,8 @@ mod unsaved_list;
 
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
+use leptos_router::components::{Route, Router, Routes};
+use leptos_router::{SsrMode, StaticSegment};
 
 use compose::Compose;
 use notes_list::SavedNotes;
@@ -22,6 +24,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta charset="utf-8" />
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
                 <meta name="description" content="oncenote: a note you save is stored exactly once." />
+                <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
                 <HydrationScripts options />
                 <MetaTags />
             </head>
@@ -53,11 +56,25 @@ pub fn App() -> impl IntoView {
             <h1>"oncenote"</h1>
             <p class="tagline">"A note you save is stored exactly once."</p>
         </header>
-        <main>
-            <Compose />
-            <UnsavedNotes />
-            <SavedNotes />
-        </main>
+        <Router>
+            <main>
+                <Routes fallback=|| view! { <p>"There is no such page."</p> }>
+                    // Async: the server waits for the notes and sends them in the HTML
+                    // itself, so the list reads with JavaScript off.
+                    <Route path=StaticSegment("") view=HomePage ssr=SsrMode::Async />
+                </Routes>
+            </main>
+        </Router>
+    }
+}
+
+/// The one page: compose, what is not yet saved, what is saved.
+#[component]
+fn HomePage() -> impl IntoView {
+    view! {
+        <Compose />
+        <UnsavedNotes />
+        <SavedNotes />
     }
 }
 
@@ -65,7 +82,10 @@ pub fn App() -> impl IntoView {
 /// the end-to-end tests wait for this mark.
 fn mark_hydrated() {
     #[cfg(feature = "hydrate")]
-    if let Some(body) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.body()) {
+    if let Some(body) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.body())
+    {
         let _ = body.set_attribute("data-hydrated", "true");
     }
 }

@@ -63,7 +63,11 @@ fn NoteItem(note: Note) -> impl IntoView {
 pub fn excerpt(body: &str) -> String {
     let mut chars = body.chars();
     let start: String = chars.by_ref().take(EXCERPT_CHARS).collect();
-    if chars.next().is_some() { format!("{start}…") } else { start }
+    if chars.next().is_some() {
+        format!("{start}…")
+    } else {
+        start
+    }
 }
 
 /// `2026-11-30T05:00:00.000Z` → `2026-11-30 05:00 UTC` (the same on server and browser,
@@ -75,7 +79,8 @@ pub fn readable_time(rfc3339: &str) -> String {
     }
 }
 
-fn load_recent_notes() -> impl std::future::Future<Output = Result<Vec<Note>, String>> + Send + 'static {
+fn load_recent_notes()
+-> impl std::future::Future<Output = Result<Vec<Note>, String>> + Send + 'static {
     #[cfg(feature = "ssr")]
     {
         let source = use_context::<crate::ssr_context::RecentNotes>();
@@ -109,7 +114,10 @@ mod tests {
 
     #[test]
     fn times_read_to_the_minute_in_utc() {
-        assert_eq!(readable_time("2026-11-30T05:07:09.123Z"), "2026-11-30 05:07 UTC");
+        assert_eq!(
+            readable_time("2026-11-30T05:07:09.123Z"),
+            "2026-11-30 05:07 UTC"
+        );
         assert_eq!(readable_time("odd"), "odd");
     }
 }

@@ -73,7 +73,9 @@ impl SaveQueue {
         }
         self.notice.set(None);
         let link = self.link.get_untracked();
-        let linked = link.as_ref().and_then(|l| self.find(l.key()).map(|i| (l.clone(), i)));
+        let linked = link
+            .as_ref()
+            .and_then(|l| self.find(l.key()).map(|i| (l.clone(), i)));
         match decide_press(linked.as_ref().map(|(l, i)| (l, i)), &title, &body) {
             PressDecision::Reuse => self.drain(),
             PressDecision::RefuseUnchanged(problem) => self.notice.set(Some(format!(
@@ -81,7 +83,12 @@ impl SaveQueue {
                 problem.detail
             ))),
             PressDecision::New { replaces } => {
-                let intent = SaveIntent::new(uuid::Uuid::new_v4().to_string(), &title, &body, now_rfc3339());
+                let intent = SaveIntent::new(
+                    uuid::Uuid::new_v4().to_string(),
+                    &title,
+                    &body,
+                    now_rfc3339(),
+                );
                 let key = intent.key.clone();
                 // Stored before the first request can leave: the drain below only
                 // starts sending on the next turn of the event loop.
@@ -115,7 +122,8 @@ impl SaveQueue {
     }
 
     pub fn find(&self, key: &str) -> Option<SaveIntent> {
-        self.intents.with_untracked(|all| all.iter().find(|i| i.key == key).cloned())
+        self.intents
+            .with_untracked(|all| all.iter().find(|i| i.key == key).cloned())
     }
 
     /// Changes one intent, in the page and in storage.

@@ -37,7 +37,11 @@ fn UnsavedItem(key: String) -> impl IntoView {
     let queue = expect_context::<SaveQueue>();
     let intent = {
         let key = key.clone();
-        Memo::new(move |_| queue.intents.with(|all| all.iter().find(|i| i.key == key).cloned()))
+        Memo::new(move |_| {
+            queue
+                .intents
+                .with(|all| all.iter().find(|i| i.key == key).cloned())
+        })
     };
     let title = move || intent.get().map(|i| i.title).unwrap_or_default();
     let body = move || intent.get().map(|i| excerpt(&i.body)).unwrap_or_default();

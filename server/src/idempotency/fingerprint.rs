@@ -12,7 +12,10 @@ impl Fingerprint {
     /// different requests share a canonical form (`"ab","c"` vs `"a","bc"`).
     pub fn of(method: &str, route: &str, payload_fields: &[&str]) -> Self {
         let mut hasher = Sha256::new();
-        for part in [method, route].into_iter().chain(payload_fields.iter().copied()) {
+        for part in [method, route]
+            .into_iter()
+            .chain(payload_fields.iter().copied())
+        {
             hasher.update((part.len() as u64).to_be_bytes());
             hasher.update(part.as_bytes());
         }
@@ -35,14 +38,25 @@ mod tests {
 
     #[test]
     fn the_same_request_always_has_the_same_fingerprint() {
-        let a = Fingerprint::of("POST", "/api/notes", &["t", "b", "2026-01-01T00:00:00.000Z"]);
-        let b = Fingerprint::of("POST", "/api/notes", &["t", "b", "2026-01-01T00:00:00.000Z"]);
+        let a = Fingerprint::of(
+            "POST",
+            "/api/notes",
+            &["t", "b", "2026-01-01T00:00:00.000Z"],
+        );
+        let b = Fingerprint::of(
+            "POST",
+            "/api/notes",
+            &["t", "b", "2026-01-01T00:00:00.000Z"],
+        );
         assert_eq!(a, b);
         // Pinned so a change to the canonical form (which would turn every stored key into
         // a 422 after an upgrade) cannot slip in unnoticed.
         // (The value was computed independently: SHA-256 over each part prefixed by its
         // length as a big-endian u64.)
-        assert_eq!(a.as_str(), "c21874ad129cd90a565b4fe77aba6d5540dd1ec54d1b8346198a45a875d6a00c");
+        assert_eq!(
+            a.as_str(),
+            "c21874ad129cd90a565b4fe77aba6d5540dd1ec54d1b8346198a45a875d6a00c"
+        );
     }
 
     #[test]
@@ -56,8 +70,17 @@ mod tests {
     fn any_field_method_or_route_changes_the_fingerprint() {
         let base = Fingerprint::of("POST", "/api/notes", &["t", "b", "w"]);
         assert_ne!(base, Fingerprint::of("PUT", "/api/notes", &["t", "b", "w"]));
-        assert_ne!(base, Fingerprint::of("POST", "/api/other", &["t", "b", "w"]));
-        assert_ne!(base, Fingerprint::of("POST", "/api/notes", &["T", "b", "w"]));
-        assert_ne!(base, Fingerprint::of("POST", "/api/notes", &["t", "b", "w2"]));
+        assert_ne!(
+            base,
+            Fingerprint::of("POST", "/api/other", &["t", "b", "w"])
+        );
+        assert_ne!(
+            base,
+            Fingerprint::of("POST", "/api/notes", &["T", "b", "w"])
+        );
+        assert_ne!(
+            base,
+            Fingerprint::of("POST", "/api/notes", &["t", "b", "w2"])
+        );
     }
 }

@@ -72,14 +72,24 @@ fn unquote_sf_string(value: &str) -> Result<String, ApiError> {
             Some('"') => break,
             Some('\\') => match chars.next() {
                 Some(c @ ('"' | '\\')) => out.push(c),
-                _ => return Err(invalid("only \\\" and \\\\ may be escaped in a quoted Idempotency-Key")),
+                _ => {
+                    return Err(invalid(
+                        "only \\\" and \\\\ may be escaped in a quoted Idempotency-Key",
+                    ));
+                }
             },
             Some(c) if (' '..='~').contains(&c) => out.push(c),
-            Some(_) => return Err(invalid("the quoted Idempotency-Key holds a character that is not printable ASCII")),
+            Some(_) => {
+                return Err(invalid(
+                    "the quoted Idempotency-Key holds a character that is not printable ASCII",
+                ));
+            }
         }
     }
     if chars.next().is_some() {
-        return Err(invalid("nothing may follow the closing quote of the Idempotency-Key"));
+        return Err(invalid(
+            "nothing may follow the closing quote of the Idempotency-Key",
+        ));
     }
     Ok(out)
 }
@@ -95,7 +105,9 @@ mod tests {
     use super::*;
 
     fn parse(value: &str) -> Result<String, String> {
-        IdempotencyKey::parse(value).map(|k| k.0).map_err(|e| e.to_string())
+        IdempotencyKey::parse(value)
+            .map(|k| k.0)
+            .map_err(|e| e.to_string())
     }
 
     #[test]
@@ -156,7 +168,10 @@ mod tests {
     #[test]
     fn a_request_needs_exactly_one_key_header() {
         let mut headers = HeaderMap::new();
-        assert!(matches!(IdempotencyKey::from_headers(&headers), Err(ApiError::MissingIdempotencyKey)));
+        assert!(matches!(
+            IdempotencyKey::from_headers(&headers),
+            Err(ApiError::MissingIdempotencyKey)
+        ));
         headers.append("idempotency-key", HeaderValue::from_static("a"));
         assert!(IdempotencyKey::from_headers(&headers).is_ok());
         headers.append("idempotency-key", HeaderValue::from_static("b"));
@@ -169,7 +184,10 @@ mod tests {
     #[test]
     fn a_header_with_non_ascii_bytes_is_an_invalid_key() {
         let mut headers = HeaderMap::new();
-        headers.insert("idempotency-key", HeaderValue::from_bytes(b"caf\xc3\xa9").unwrap());
+        headers.insert(
+            "idempotency-key",
+            HeaderValue::from_bytes(b"caf\xc3\xa9").unwrap(),
+        );
         assert!(matches!(
             IdempotencyKey::from_headers(&headers),
             Err(ApiError::InvalidIdempotencyKey(_))

@@ -42,7 +42,10 @@ pub async fn try_claim(
     fingerprint: &Fingerprint,
     ttl: Duration,
 ) -> Result<Claim, ApiError> {
-    let mut tx = pool.begin_with("BEGIN IMMEDIATE").await.map_err(in_use_if_busy)?;
+    let mut tx = pool
+        .begin_with("BEGIN IMMEDIATE")
+        .await
+        .map_err(in_use_if_busy)?;
     let now = timestamp::now();
     let expires_at = now + chrono::Duration::from_std(ttl).unwrap_or(chrono::Duration::days(1));
     let claimed = sqlx::query(
@@ -63,8 +66,12 @@ pub async fn try_claim(
         return Ok(Claim::Fresh(tx));
     }
 
-    let (stored_fingerprint, status, body, note_id): (String, Option<i64>, Option<Vec<u8>>, Option<String>) =
-        sqlx::query_as(
+    let (stored_fingerprint, status, body, note_id): (
+        String,
+        Option<i64>,
+        Option<Vec<u8>>,
+        Option<String>,
+    ) = sqlx::query_as(
         "SELECT request_fingerprint, response_status, response_body, note_id FROM idempotency_keys \
          WHERE scope = ? AND idempotency_key = ?",
     )

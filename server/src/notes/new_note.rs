@@ -35,7 +35,11 @@ impl ValidNewNote {
 
     /// The fingerprint of `POST /api/notes` with this payload.
     pub fn fingerprint(&self) -> Fingerprint {
-        Fingerprint::of("POST", NOTES_PATH, &[&self.title, &self.body, &self.written_at])
+        Fingerprint::of(
+            "POST",
+            NOTES_PATH,
+            &[&self.title, &self.body, &self.written_at],
+        )
     }
 }
 
@@ -44,12 +48,17 @@ mod tests {
     use super::*;
 
     fn request(title: &str, written_at: &str) -> NewNote {
-        NewNote { title: title.into(), body: "b".into(), written_at: written_at.into() }
+        NewNote {
+            title: title.into(),
+            body: "b".into(),
+            written_at: written_at.into(),
+        }
     }
 
     #[test]
     fn titles_are_stored_trimmed_and_times_in_utc() {
-        let note = ValidNewNote::parse(request("  Groceries ", "2026-11-30T06:00:00+01:00")).unwrap();
+        let note =
+            ValidNewNote::parse(request("  Groceries ", "2026-11-30T06:00:00+01:00")).unwrap();
         assert_eq!(note.title, "Groceries");
         assert_eq!(note.written_at, "2026-11-30T05:00:00.000Z");
     }

@@ -25,8 +25,16 @@ const MAX_PAGE: u32 = 200;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route(NOTES_PATH, get(list_notes).post(create_note).fallback(method_not_allowed))
-        .route("/api/notes/{id}", get(get_note).fallback(method_not_allowed))
+        .route(
+            NOTES_PATH,
+            get(list_notes)
+                .post(create_note)
+                .fallback(method_not_allowed),
+        )
+        .route(
+            "/api/notes/{id}",
+            get(get_note).fallback(method_not_allowed),
+        )
 }
 
 /// `POST /api/notes`. Every check runs before any write, in the protocol's order; then
@@ -51,7 +59,9 @@ async fn create(
 ) -> Result<Response, ApiError> {
     let bytes = axum::body::to_bytes(body, BODY_LIMIT_BYTES)
         .await
-        .map_err(|_| ApiError::PayloadTooLarge { limit: BODY_LIMIT_BYTES })?;
+        .map_err(|_| ApiError::PayloadTooLarge {
+            limit: BODY_LIMIT_BYTES,
+        })?;
     let key = IdempotencyKey::from_headers(headers)?;
     tracing::Span::current().record("key", key.as_str());
     *key_out = Some(key.clone());
@@ -61,7 +71,15 @@ async fn create(
     let new_note = ValidNewNote::parse(request)?;
     let fingerprint = new_note.fingerprint();
 
-    let mut tx = match idempotency::try_claim(&state.pool, SHARED_SCOPE, &key, &fingerprint, state.config.idempotency_ttl).await? {
+    let mut tx = match idempotency::try_claim(
+        &state.pool,
+        SHARED_SCOPE,
+        &key,
+        &fingerprint,
+        state.config.idempotency_ttl,
+    )
+    .await?
+    {
         Claim::Replay(stored) => {
             tracing::info!(note_id = %stored.note_id, status = stored.status, "replayed a stored answer");
             return Ok(note_response(&stored, true));
@@ -93,7 +111,13 @@ fn require_json(headers: &HeaderMap) -> Result<(), ApiError> {
     let declared = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .map(|v| v.split(';').next().unwrap_or("").trim().to_ascii_lowercase());
+        .map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        });
     match declared.as_deref() {
         Some("application/json") => Ok(()),
         Some(other) => Err(ApiError::UnsupportedMediaType(format!(
@@ -119,7 +143,10 @@ fn note_response(stored: &StoredResponse, replayed: bool) -> Response {
     let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK);
     let mut response = (status, stored.body.clone()).into_response();
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     if let Ok(location) = HeaderValue::from_str(&format!("{NOTES_PATH}/{}", stored.note_id)) {
         headers.insert(header::LOCATION, location);
     }
@@ -157,7 +184,10 @@ async fn list_notes(State(state): State<AppState>, uri: Uri) -> Result<Response,
 }
 
 /// `GET /api/notes/{id}`.
-async fn get_note(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
+async fn get_note(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
     match store::get(&state.pool, &id).await? {
         Some(note) => Ok(axum::Json(note).into_response()),
         None => Err(ApiError::NotFound(format!("no note has the id {id:?}"))),

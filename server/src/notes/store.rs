@@ -53,7 +53,12 @@ pub async fn find_by_key(
     .bind(key.as_str())
     .fetch_optional(conn)
     .await?;
-    Ok(row.map(|r| (r.note.into(), Fingerprint::from_stored(r.request_fingerprint))))
+    Ok(row.map(|r| {
+        (
+            r.note.into(),
+            Fingerprint::from_stored(r.request_fingerprint),
+        )
+    }))
 }
 
 /// Inserts a new note carrying the key that created it.
@@ -113,7 +118,10 @@ pub struct Cursor {
 
 impl Cursor {
     fn after(note: &Note) -> Self {
-        Self { created_at: note.created_at.clone(), id: note.id.clone() }
+        Self {
+            created_at: note.created_at.clone(),
+            id: note.id.clone(),
+        }
     }
 
     /// The cursor's text form: `{created_at}_{id}` (neither part contains `_`).
@@ -122,33 +130,39 @@ impl Cursor {
     }
 
     pub fn decode(text: &str) -> Result<Self, ApiError> {
-        let bad = || ApiError::InvalidQuery(format!("cursor {text:?} is not one this server gave out"));
+        let bad =
+            || ApiError::InvalidQuery(format!("cursor {text:?} is not one this server gave out"));
         let (created_at, id) = text.split_once('_').ok_or_else(bad)?;
         let well_formed = chrono::DateTime::parse_from_rfc3339(created_at).is_ok()
             && uuid::Uuid::parse_str(id).is_ok();
         if !well_formed {
             return Err(bad());
         }
-        Ok(Self { created_at: created_at.to_owned(), id: id.to_owned() })
+        Ok(Self {
+            created_at: created_at.to_owned(),
+            id: id.to_owned(),
+        })
     }
 }
 
 /// Notes newest first, `limit` at a time, starting after `cursor`.
-pub async fn list(pool: &SqlitePool, limit: u32, cursor: Option<&Cursor>) -> Result<NotesPage, sqlx::Error> {
+pub async fn list(
+    pool: &SqlitePool,
+    limit: u32,
+    cursor: Option<&Cursor>,
+) -> Result<NotesPage, sqlx::Error> {
     // One more than asked tells whether another page exists.
     let fetch = i64::from(limit) + 1;
-    let rows: Vec<NoteRow> = match cursor {
-        None => {
-            sqlx::query_as(
+    let rows: Vec<NoteRow> =
+        match cursor {
+            None => sqlx::query_as(
                 "SELECT id, title, body, written_at, created_at, updated_at, version FROM notes \
                  ORDER BY created_at DESC, id DESC LIMIT ?",
             )
             .bind(fetch)
             .fetch_all(pool)
-            .await?
-        }
-        Some(c) => {
-            sqlx::query_as(
+            .await?,
+            Some(c) => sqlx::query_as(
                 "SELECT id, title, body, written_at, created_at, updated_at, version FROM notes \
                  WHERE (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?",
             )
@@ -156,9 +170,8 @@ pub async fn list(pool: &SqlitePool, limit: u32, cursor: Option<&Cursor>) -> Res
             .bind(&c.id)
             .bind(fetch)
             .fetch_all(pool)
-            .await?
-        }
-    };
+            .await?,
+        };
     let mut notes: Vec<Note> = rows.into_iter().map(Note::from).collect();
     let next = if notes.len() > limit as usize {
         notes.truncate(limit as usize);

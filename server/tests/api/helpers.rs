@@ -27,7 +27,9 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
     let database_url = format!("sqlite://{}", dir.path().join("oncenote.db").display());
     let mut config = Config::for_tests(database_url.clone());
     configure(&mut config);
-    let app = Application::build(config).await.expect("the application starts");
+    let app = Application::build(config)
+        .await
+        .expect("the application starts");
     let address = format!("http://{}", app.local_addr());
     let pool = app.pool();
     tokio::spawn(app.run_until(std::future::pending()));
@@ -54,7 +56,11 @@ impl TestApp {
     }
 
     /// `POST /api/notes` with JSON, with or without a key.
-    pub async fn post_note(&self, key: Option<&str>, body: &serde_json::Value) -> reqwest::Response {
+    pub async fn post_note(
+        &self,
+        key: Option<&str>,
+        body: &serde_json::Value,
+    ) -> reqwest::Response {
         let mut request = self.client.post(self.url("/api/notes")).json(body);
         if let Some(key) = key {
             request = request.header(IDEMPOTENCY_KEY_HEADER, key);
@@ -63,7 +69,11 @@ impl TestApp {
     }
 
     /// `POST /api/notes` with raw bytes and the given headers.
-    pub async fn post_raw(&self, headers: &[(&str, &str)], body: impl Into<reqwest::Body>) -> reqwest::Response {
+    pub async fn post_raw(
+        &self,
+        headers: &[(&str, &str)],
+        body: impl Into<reqwest::Body>,
+    ) -> reqwest::Response {
         let mut request = self.client.post(self.url("/api/notes")).body(body);
         for (name, value) in headers {
             request = request.header(*name, *value);
@@ -72,11 +82,17 @@ impl TestApp {
     }
 
     pub async fn note_count(&self) -> i64 {
-        sqlx::query_scalar("SELECT COUNT(*) FROM notes").fetch_one(&self.pool).await.unwrap()
+        sqlx::query_scalar("SELECT COUNT(*) FROM notes")
+            .fetch_one(&self.pool)
+            .await
+            .unwrap()
     }
 
     pub async fn key_count(&self) -> i64 {
-        sqlx::query_scalar("SELECT COUNT(*) FROM idempotency_keys").fetch_one(&self.pool).await.unwrap()
+        sqlx::query_scalar("SELECT COUNT(*) FROM idempotency_keys")
+            .fetch_one(&self.pool)
+            .await
+            .unwrap()
     }
 }
 

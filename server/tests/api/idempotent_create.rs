@@ -41,8 +41,15 @@ async fn a_repeated_key_replays_the_same_status_and_byte_identical_body() {
 #[tokio::test]
 async fn a_quoted_key_is_the_same_key_as_the_bare_one() {
     let app = spawn_app().await;
-    assert_eq!(app.post_note(Some("abc"), &note_json("Groceries")).await.status(), 201);
-    let quoted = app.post_note(Some("\"abc\""), &note_json("Groceries")).await;
+    assert_eq!(
+        app.post_note(Some("abc"), &note_json("Groceries"))
+            .await
+            .status(),
+        201
+    );
+    let quoted = app
+        .post_note(Some("\"abc\""), &note_json("Groceries"))
+        .await;
     assert_eq!(quoted.status(), 201);
     assert_eq!(quoted.headers()[IDEMPOTENT_REPLAYED_HEADER], "true");
     assert_eq!(app.note_count().await, 1);
@@ -60,12 +67,20 @@ async fn thirty_two_concurrent_requests_with_one_key_store_one_note_and_get_iden
 
     assert_eq!(app.note_count().await, 1);
     assert_eq!(app.key_count().await, 1);
-    assert!(answers.iter().all(|(status, _)| *status == 201), "{:?}", answers.iter().map(|a| a.0).collect::<Vec<_>>());
-    assert!(answers.iter().all(|(_, body)| *body == answers[0].1), "every body is the first answer");
+    assert!(
+        answers.iter().all(|(status, _)| *status == 201),
+        "{:?}",
+        answers.iter().map(|a| a.0).collect::<Vec<_>>()
+    );
+    assert!(
+        answers.iter().all(|(_, body)| *body == answers[0].1),
+        "every body is the first answer"
+    );
 }
 
 #[tokio::test]
-async fn a_failure_inside_the_transaction_after_the_note_insert_leaves_nothing_and_the_retry_succeeds() {
+async fn a_failure_inside_the_transaction_after_the_note_insert_leaves_nothing_and_the_retry_succeeds()
+ {
     let app = spawn_app().await;
     // The step after the note insert is storing the answer: make exactly that step fail.
     sqlx::query(
@@ -79,13 +94,24 @@ async fn a_failure_inside_the_transaction_after_the_note_insert_leaves_nothing_a
     let failed = app.post_note(Some("key-1"), &note_json("Groceries")).await;
     assert_eq!(failed.status(), 500);
     let problem = problem_of(failed).await;
-    assert!(!problem.detail.contains("injected"), "internal detail is not leaked: {}", problem.detail);
+    assert!(
+        !problem.detail.contains("injected"),
+        "internal detail is not leaked: {}",
+        problem.detail
+    );
     assert_eq!(app.note_count().await, 0, "the note insert was rolled back");
     assert_eq!(app.key_count().await, 0, "the claim was rolled back");
 
-    sqlx::query("DROP TRIGGER fail_storing_answer").execute(&app.pool).await.unwrap();
+    sqlx::query("DROP TRIGGER fail_storing_answer")
+        .execute(&app.pool)
+        .await
+        .unwrap();
     let retried = app.post_note(Some("key-1"), &note_json("Groceries")).await;
-    assert_eq!(retried.status(), 201, "a 5xx is never stored: the retry runs afresh");
+    assert_eq!(
+        retried.status(),
+        201,
+        "a 5xx is never stored: the retry runs afresh"
+    );
     assert!(retried.headers().get(IDEMPOTENT_REPLAYED_HEADER).is_none());
     assert_eq!(app.note_count().await, 1);
 }
@@ -93,8 +119,16 @@ async fn a_failure_inside_the_transaction_after_the_note_insert_leaves_nothing_a
 #[tokio::test]
 async fn a_retry_after_the_idempotency_row_expired_gets_the_existing_note_with_200() {
     let app = spawn_app().await;
-    let first: Note = app.post_note(Some("key-1"), &note_json("Groceries")).await.json().await.unwrap();
-    sqlx::query("DELETE FROM idempotency_keys").execute(&app.pool).await.unwrap();
+    let first: Note = app
+        .post_note(Some("key-1"), &note_json("Groceries"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    sqlx::query("DELETE FROM idempotency_keys")
+        .execute(&app.pool)
+        .await
+        .unwrap();
 
     let late = app.post_note(Some("key-1"), &note_json("Groceries")).await;
     assert_eq!(late.status(), 200);
@@ -108,13 +142,20 @@ async fn a_retry_after_the_idempotency_row_expired_gets_the_existing_note_with_2
 async fn an_expired_key_reused_with_another_payload_is_still_refused() {
     let app = spawn_app().await;
     app.post_note(Some("key-1"), &note_json("Groceries")).await;
-    sqlx::query("DELETE FROM idempotency_keys").execute(&app.pool).await.unwrap();
+    sqlx::query("DELETE FROM idempotency_keys")
+        .execute(&app.pool)
+        .await
+        .unwrap();
 
     let reused = app.post_note(Some("key-1"), &note_json("Another")).await;
     assert_eq!(reused.status(), 422);
     assert_eq!(problem_of(reused).await.slug(), "idempotency-key-reused");
     assert_eq!(app.note_count().await, 1);
-    assert_eq!(app.key_count().await, 0, "nothing is written for the refusal");
+    assert_eq!(
+        app.key_count().await,
+        0,
+        "nothing is written for the refusal"
+    );
 }
 
 #[tokio::test]
@@ -128,7 +169,10 @@ async fn the_sweeper_deletes_expired_keys_and_the_note_still_answers_a_late_retr
 
     let mut waited = Duration::ZERO;
     while app.key_count().await > 0 {
-        assert!(waited < Duration::from_secs(10), "the sweeper did not run in 10 s");
+        assert!(
+            waited < Duration::from_secs(10),
+            "the sweeper did not run in 10 s"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
         waited += Duration::from_millis(50);
     }
@@ -142,8 +186,13 @@ async fn the_sweeper_deletes_expired_keys_and_the_note_still_answers_a_late_retr
 async fn a_request_that_cannot_get_the_write_lock_in_time_gets_409_in_use_and_writes_nothing() {
     let app = spawn_app_with(|config| config.key_wait = Duration::from_millis(300)).await;
     // Another writer holds SQLite's write lock, as a long first request would.
-    let mut holder = sqlx::SqliteConnection::connect(&app.database_url).await.unwrap();
-    sqlx::query("BEGIN IMMEDIATE").execute(&mut holder).await.unwrap();
+    let mut holder = sqlx::SqliteConnection::connect(&app.database_url)
+        .await
+        .unwrap();
+    sqlx::query("BEGIN IMMEDIATE")
+        .execute(&mut holder)
+        .await
+        .unwrap();
 
     let blocked = app.post_note(Some("key-1"), &note_json("Groceries")).await;
     assert_eq!(blocked.status(), 409);
@@ -159,8 +208,14 @@ async fn a_request_that_cannot_get_the_write_lock_in_time_gets_409_in_use_and_wr
 #[tokio::test]
 async fn the_database_fsyncs_every_commit_in_wal_mode() {
     let app = spawn_app().await;
-    let synchronous: i64 = sqlx::query_scalar("PRAGMA synchronous").fetch_one(&app.pool).await.unwrap();
-    let journal: String = sqlx::query_scalar("PRAGMA journal_mode").fetch_one(&app.pool).await.unwrap();
+    let synchronous: i64 = sqlx::query_scalar("PRAGMA synchronous")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    let journal: String = sqlx::query_scalar("PRAGMA journal_mode")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
     assert_eq!(synchronous, 2, "synchronous=FULL");
     assert_eq!(journal, "wal");
 }

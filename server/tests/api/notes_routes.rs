@@ -8,12 +8,21 @@ use crate::helpers::{note_json, problem_of, spawn_app};
 async fn the_list_pages_newest_first_through_every_note_once() {
     let app = spawn_app().await;
     for i in 0..5 {
-        app.post_note(Some(&format!("key-{i}")), &note_json(&format!("Note {i}"))).await;
+        app.post_note(Some(&format!("key-{i}")), &note_json(&format!("Note {i}")))
+            .await;
     }
     let mut titles = Vec::new();
     let mut url = app.url("/api/notes?limit=2");
     loop {
-        let page: NotesPage = app.client.get(&url).send().await.unwrap().json().await.unwrap();
+        let page: NotesPage = app
+            .client
+            .get(&url)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
         titles.extend(page.notes.iter().map(|n| n.title.clone()));
         match page.next {
             Some(cursor) => url = app.url(&format!("/api/notes?limit=2&cursor={cursor}")),
@@ -27,7 +36,12 @@ async fn the_list_pages_newest_first_through_every_note_once() {
 async fn bad_list_parameters_are_400_problems() {
     let app = spawn_app().await;
     for query in ["limit=0", "limit=201", "limit=ten", "cursor=forged"] {
-        let response = app.client.get(app.url(&format!("/api/notes?{query}"))).send().await.unwrap();
+        let response = app
+            .client
+            .get(app.url(&format!("/api/notes?{query}")))
+            .send()
+            .await
+            .unwrap();
         assert_eq!(response.status(), 400, "{query}");
         assert_eq!(problem_of(response).await.slug(), "invalid-query");
     }
@@ -36,11 +50,29 @@ async fn bad_list_parameters_are_400_problems() {
 #[tokio::test]
 async fn a_note_reads_back_by_id_and_an_unknown_id_is_404() {
     let app = spawn_app().await;
-    let created: Note = app.post_note(Some("k"), &note_json("Groceries")).await.json().await.unwrap();
-    let fetched: Note = app.client.get(app.url(&format!("/api/notes/{}", created.id))).send().await.unwrap().json().await.unwrap();
+    let created: Note = app
+        .post_note(Some("k"), &note_json("Groceries"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let fetched: Note = app
+        .client
+        .get(app.url(&format!("/api/notes/{}", created.id)))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     assert_eq!(fetched, created);
 
-    let missing = app.client.get(app.url("/api/notes/does-not-exist")).send().await.unwrap();
+    let missing = app
+        .client
+        .get(app.url("/api/notes/does-not-exist"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(missing.status(), 404);
     assert_eq!(problem_of(missing).await.slug(), "not-found");
 }
@@ -48,10 +80,20 @@ async fn a_note_reads_back_by_id_and_an_unknown_id_is_404() {
 #[tokio::test]
 async fn unknown_api_paths_and_methods_answer_with_problems() {
     let app = spawn_app().await;
-    let unknown = app.client.get(app.url("/api/nothing-here")).send().await.unwrap();
+    let unknown = app
+        .client
+        .get(app.url("/api/nothing-here"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(unknown.status(), 404);
     assert_eq!(problem_of(unknown).await.slug(), "not-found");
-    let delete = app.client.delete(app.url("/api/notes")).send().await.unwrap();
+    let delete = app
+        .client
+        .delete(app.url("/api/notes"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(delete.status(), 405);
     assert_eq!(problem_of(delete).await.slug(), "method-not-allowed");
 }
@@ -66,9 +108,21 @@ async fn healthz_is_200_while_the_database_answers() {
 #[tokio::test]
 async fn the_page_renders_saved_notes_on_the_server_escaped() {
     let app = spawn_app().await;
-    app.post_note(Some("k"), &note_json("<script>alert(1)</script> Groceries")).await;
-    let html = app.client.get(app.url("/")).send().await.unwrap().text().await.unwrap();
-    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt; Groceries"), "{html}");
+    app.post_note(Some("k"), &note_json("<script>alert(1)</script> Groceries"))
+        .await;
+    let html = app
+        .client
+        .get(app.url("/"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        html.contains("&lt;script&gt;alert(1)&lt;/script&gt; Groceries"),
+        "{html}"
+    );
     assert!(!html.contains("<script>alert(1)"));
     assert!(html.contains("<label for=\"note-title\">Title</label>"));
 }

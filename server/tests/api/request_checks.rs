@@ -17,7 +17,11 @@ async fn a_malformed_key_is_400_and_nothing_is_written() {
     for bad in ["", "has space", "\"unterminated", &"k".repeat(256)] {
         let response = app.post_note(Some(bad), &note_json("Groceries")).await;
         assert_eq!(response.status(), 400, "key {bad:?}");
-        assert_eq!(problem_of(response).await.slug(), "invalid-idempotency-key", "key {bad:?}");
+        assert_eq!(
+            problem_of(response).await.slug(),
+            "invalid-idempotency-key",
+            "key {bad:?}"
+        );
     }
     assert_eq!((app.note_count().await, app.key_count().await), (0, 0));
 }
@@ -27,7 +31,11 @@ async fn two_key_headers_are_400() {
     let app = spawn_app().await;
     let response = app
         .post_raw(
-            &[("content-type", "application/json"), ("idempotency-key", "a"), ("idempotency-key", "b")],
+            &[
+                ("content-type", "application/json"),
+                ("idempotency-key", "a"),
+                ("idempotency-key", "b"),
+            ],
             note_json("Groceries").to_string(),
         )
         .await;
@@ -38,7 +46,12 @@ async fn two_key_headers_are_400() {
 #[tokio::test]
 async fn a_body_over_256_kib_is_413_before_the_key_is_even_read() {
     let app = spawn_app().await;
-    let response = app.post_raw(&[("content-type", "application/json")], vec![b' '; 256 * 1024 + 1]).await;
+    let response = app
+        .post_raw(
+            &[("content-type", "application/json")],
+            vec![b' '; 256 * 1024 + 1],
+        )
+        .await;
     assert_eq!(response.status(), 413);
     assert_eq!(problem_of(response).await.slug(), "payload-too-large");
 }
@@ -49,7 +62,13 @@ async fn a_body_of_exactly_256_kib_is_read() {
     let mut body = note_json("Groceries").to_string().into_bytes();
     body.resize(256 * 1024, b' ');
     let response = app
-        .post_raw(&[("content-type", "application/json"), ("idempotency-key", "k")], body)
+        .post_raw(
+            &[
+                ("content-type", "application/json"),
+                ("idempotency-key", "k"),
+            ],
+            body,
+        )
         .await;
     assert_eq!(response.status(), 201);
 }
@@ -57,7 +76,9 @@ async fn a_body_of_exactly_256_kib_is_read() {
 #[tokio::test]
 async fn a_missing_key_is_reported_before_bad_json() {
     let app = spawn_app().await;
-    let response = app.post_raw(&[("content-type", "application/json")], "{not json").await;
+    let response = app
+        .post_raw(&[("content-type", "application/json")], "{not json")
+        .await;
     assert_eq!(problem_of(response).await.slug(), "missing-idempotency-key");
 }
 
@@ -68,24 +89,41 @@ async fn bad_json_and_wrong_shapes_are_400_and_use_up_no_key() {
         "{not json".to_owned(),
         r#"{"title": "t", "body": "b"}"#.to_owned(),
         r#"{"title": 5, "body": "b", "written_at": "2026-11-30T05:00:00Z"}"#.to_owned(),
-        r#"{"title": "t", "body": "b", "written_at": "2026-11-30T05:00:00Z", "extra": 1}"#.to_owned(),
+        r#"{"title": "t", "body": "b", "written_at": "2026-11-30T05:00:00Z", "extra": 1}"#
+            .to_owned(),
         "[]".to_owned(),
     ];
     for body in bodies {
-        let response = app.post_raw(&[("content-type", "application/json"), ("idempotency-key", "k")], body.clone()).await;
+        let response = app
+            .post_raw(
+                &[
+                    ("content-type", "application/json"),
+                    ("idempotency-key", "k"),
+                ],
+                body.clone(),
+            )
+            .await;
         assert_eq!(response.status(), 400, "{body}");
         assert_eq!(problem_of(response).await.slug(), "invalid-json", "{body}");
     }
     assert_eq!(app.key_count().await, 0);
     // The key is still unused: a good request with it creates the note.
-    assert_eq!(app.post_note(Some("k"), &note_json("Groceries")).await.status(), 201);
+    assert_eq!(
+        app.post_note(Some("k"), &note_json("Groceries"))
+            .await
+            .status(),
+        201
+    );
 }
 
 #[tokio::test]
 async fn a_body_not_declared_as_json_is_415() {
     let app = spawn_app().await;
     let response = app
-        .post_raw(&[("content-type", "text/plain"), ("idempotency-key", "k")], note_json("t").to_string())
+        .post_raw(
+            &[("content-type", "text/plain"), ("idempotency-key", "k")],
+            note_json("t").to_string(),
+        )
         .await;
     assert_eq!(response.status(), 415);
     assert_eq!(problem_of(response).await.slug(), "unsupported-media-type");

@@ -10,25 +10,42 @@ use crate::helpers::{TestApp, spawn_app};
 use crate::transport::{HttpTransport, InstantClock, LosesAnswers, NewKeyPerAttempt, SteadyHooks};
 
 fn two_sends() -> RetryPolicy {
-    RetryPolicy { burst_attempts: 2, ..RetryPolicy::default() }
+    RetryPolicy {
+        burst_attempts: 2,
+        ..RetryPolicy::default()
+    }
 }
 
 fn http(app: &TestApp) -> HttpTransport {
-    HttpTransport { client: app.client.clone(), url: app.url("/api/notes") }
+    HttpTransport {
+        client: app.client.clone(),
+        url: app.url("/api/notes"),
+    }
 }
 
 fn intent(title: &str) -> SaveIntent {
-    SaveIntent::new(uuid::Uuid::new_v4().to_string(), title, "buy milk", "2026-11-30T05:00:00.000Z".into())
+    SaveIntent::new(
+        uuid::Uuid::new_v4().to_string(),
+        title,
+        "buy milk",
+        "2026-11-30T05:00:00.000Z".into(),
+    )
 }
 
-async fn save<T: Transport>(transport: T, intent: &SaveIntent) -> (BurstEnd, Sender<T, InstantClock>) {
+async fn save<T: Transport>(
+    transport: T,
+    intent: &SaveIntent,
+) -> (BurstEnd, Sender<T, InstantClock>) {
     let sender = Sender::new(transport, InstantClock::default(), two_sends());
     let end = sender.run_burst(intent, &mut SteadyHooks).await;
     (end, sender)
 }
 
 async fn ids_in_database(app: &TestApp) -> Vec<String> {
-    sqlx::query_scalar("SELECT id FROM notes ORDER BY created_at").fetch_all(&app.pool).await.unwrap()
+    sqlx::query_scalar("SELECT id FROM notes ORDER BY created_at")
+        .fetch_all(&app.pool)
+        .await
+        .unwrap()
 }
 
 #[tokio::test]
@@ -57,7 +74,11 @@ async fn scenario_2_one_key_reused_stores_one_note_and_returns_the_original() {
 
     let ids = ids_in_database(&app).await;
     assert_eq!(ids.len(), 1);
-    assert_eq!(*sender.transport.keys_sent.borrow(), vec![intent.key.clone(); 2], "two sends, one key");
+    assert_eq!(
+        *sender.transport.keys_sent.borrow(),
+        vec![intent.key.clone(); 2],
+        "two sends, one key"
+    );
     match end {
         BurstEnd::Saved { note, replayed } => {
             assert_eq!(note.id, ids[0], "the caller got the original note");
@@ -88,7 +109,10 @@ async fn scenario_4_the_same_key_with_another_title_is_refused_and_writes_nothin
     let (first, _) = save(http(&app), &original).await;
     assert!(matches!(first, BurstEnd::Saved { .. }));
 
-    let reused = SaveIntent { title: "Something else".into(), ..original.clone() };
+    let reused = SaveIntent {
+        title: "Something else".into(),
+        ..original.clone()
+    };
     let counting = LosesAnswers::new(http(&app), 0);
     let (end, sender) = save(counting, &reused).await;
 
@@ -99,7 +123,11 @@ async fn scenario_4_the_same_key_with_another_title_is_refused_and_writes_nothin
         }
         other => panic!("expected a refusal, got {other:?}"),
     }
-    assert_eq!(sender.transport.keys_sent.borrow().len(), 1, "a refusal is not retried");
+    assert_eq!(
+        sender.transport.keys_sent.borrow().len(),
+        1,
+        "a refusal is not retried"
+    );
     assert_eq!(app.note_count().await, 1);
 }
 
@@ -110,11 +138,20 @@ async fn scenario_5_both_answers_lost_leaves_one_note_and_the_caller_sees_an_err
     let (end, sender) = save(lossy, &intent("Groceries")).await;
 
     assert!(
-        matches!(end, BurstEnd::Waiting { last: AttemptOutcome::Network { .. } }),
+        matches!(
+            end,
+            BurstEnd::Waiting {
+                last: AttemptOutcome::Network { .. }
+            }
+        ),
         "after its last attempt the caller has only an error: {end:?}"
     );
     assert_eq!(sender.transport.keys_sent.borrow().len(), 2);
-    assert_eq!(app.note_count().await, 1, "the note is stored all the same, once");
+    assert_eq!(
+        app.note_count().await,
+        1,
+        "the note is stored all the same, once"
+    );
 }
 
 #[tokio::test]
@@ -126,6 +163,9 @@ async fn a_later_burst_of_the_same_intent_gets_the_stored_note_back() {
     let (first, _) = save(LosesAnswers::new(http(&app), 2), &intent).await;
     assert!(matches!(first, BurstEnd::Waiting { .. }));
     let (second, _) = save(http(&app), &intent).await;
-    assert!(matches!(second, BurstEnd::Saved { replayed: true, .. }), "{second:?}");
+    assert!(
+        matches!(second, BurstEnd::Saved { replayed: true, .. }),
+        "{second:?}"
+    );
     assert_eq!(app.note_count().await, 1);
 }

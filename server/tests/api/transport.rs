@@ -16,10 +16,21 @@ pub struct HttpTransport {
 
 impl Transport for HttpTransport {
     async fn send(&self, key: &str, note: &NewNote) -> AttemptOutcome {
-        let response = match self.client.post(&self.url).header(IDEMPOTENCY_KEY_HEADER, key).json(note).send().await {
+        let response = match self
+            .client
+            .post(&self.url)
+            .header(IDEMPOTENCY_KEY_HEADER, key)
+            .json(note)
+            .send()
+            .await
+        {
             Ok(response) => response,
             Err(error) if error.is_timeout() => return AttemptOutcome::TimedOut,
-            Err(error) => return AttemptOutcome::Network { reason: error.to_string() },
+            Err(error) => {
+                return AttemptOutcome::Network {
+                    reason: error.to_string(),
+                };
+            }
         };
         let status = response.status().as_u16();
         if response.status().is_success() {
@@ -29,7 +40,9 @@ impl Transport for HttpTransport {
                 .is_some_and(|v| v == "true");
             return match response.json::<Note>().await {
                 Ok(note) => AttemptOutcome::Saved { note, replayed },
-                Err(error) => AttemptOutcome::Network { reason: error.to_string() },
+                Err(error) => AttemptOutcome::Network {
+                    reason: error.to_string(),
+                },
             };
         }
         let retry_after = response
@@ -38,7 +51,11 @@ impl Transport for HttpTransport {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| parse_retry_after(v, SystemTime::now()));
         let problem = response.json::<Problem>().await.ok();
-        AttemptOutcome::Answered { status, retry_after, problem }
+        AttemptOutcome::Answered {
+            status,
+            retry_after,
+            problem,
+        }
     }
 }
 
@@ -52,7 +69,11 @@ pub struct LosesAnswers<T> {
 
 impl<T> LosesAnswers<T> {
     pub fn new(inner: T, lose: usize) -> Self {
-        Self { inner, lose: Cell::new(lose), keys_sent: RefCell::default() }
+        Self {
+            inner,
+            lose: Cell::new(lose),
+            keys_sent: RefCell::default(),
+        }
     }
 }
 
@@ -64,7 +85,9 @@ impl<T: Transport> Transport for LosesAnswers<T> {
             0 => outcome,
             n => {
                 self.lose.set(n - 1);
-                AttemptOutcome::Network { reason: "response lost after the server answered".into() }
+                AttemptOutcome::Network {
+                    reason: "response lost after the server answered".into(),
+                }
             }
         }
     }

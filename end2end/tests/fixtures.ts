@@ -1,0 +1,113 @@
+import { test as base, expect, type APIRequestContext, type Page, type Request } from "@playwright/test";
+
+/** A note as the API returns it. */
+export interface Note {
+  id: string;
+  title: string;
+  body: string;
+  written_at: string;
+  created_at: string;
+}
+
+/** The page object: the compose form, the two lists, and what the browser stored. */
+export class NotesPage {
+  constructor(readonly page: Page) {}
+
+  /** Opens the page and waits for hydration: a click before it would be lost. */
+  async goto() {
+    await this.page.goto("/");
+    await this.hydrated();
+  }
+
+  async reload() {
+    await this.page.reload();
+    await this.hydrated();
+  }
+
+  async hydrated() {
+    await this.page.locator('body[data-hydrated="true"]').waitFor({ timeout: 30_000 });
+  }
+
+  get title() {
+    return this.page.getByLabel("Title");
+  }
+  get body() {
+    return this.page.getByLabel("Body");
+  }
+  get saveButton() {
+    return this.page.getByRole("button", { name: "Save" });
+  }
+  get unsaved() {
+    return this.page.getByTestId("unsaved-notes").locator("li");
+  }
+  get saved() {
+    return this.page.getByTestId("saved-notes").locator("li");
+  }
+  savedTitled(title: string) {
+    return this.page.getByTestId("saved-notes").locator("li", { hasText: title });
+  }
+  unsavedTitled(title: string) {
+    return this.page.getByTestId("unsaved-notes").locator("li", { hasText: title });
+  }
+
+  async write(title: string, body = "written by a test") {
+    await this.title.fill(title);
+    await this.body.fill(body);
+  }
+
+  /** The intents waiting in localStorage. */
+  async storedIntents(): Promise<Array<{ key: string; title: string; state: { kind: string } }>> {
+    return this.page.evaluate(() => JSON.parse(localStorage.getItem("oncenote.intents.v1") ?? "[]"));
+  }
+}
+
+/** Every POST /api/notes the page makes, with its key and when it left. */
+export class SaveRequests {
+  readonly sent: Array<{ key: string; at: number; body: string }> = [];
+
+  constructor(page: Page) {
+    page.on("request", (request: Request) => {
+      if (request.method() === "POST" && new URL(request.url()).pathname === "/api/notes") {
+        this.sent.push({
+          key: request.headers()["idempotency-key"] ?? "",
+          at: Date.now(),
+          body: request.postData() ?? "",
+        });
+      }
+    });
+  }
+
+  keys() {
+    return this.sent.map((s) => s.key);
+  }
+}
+
+/** Notes on the server with exactly this title, read through the API (not the UI). */
+export async function notesTitled(request: APIRequestContext, title: string): Promise<Note[]> {
+  const found: Note[] = [];
+  let url = "/api/notes?limit=200";
+  for (;;) {
+    const response = await request.get(url);
+    expect(response.status()).toBe(200);
+    const page = (await response.json()) as { notes: Note[]; next: string | null };
+    found.push(...page.notes.filter((n) => n.title === title));
+    if (!page.next) return found;
+    url = `/api/notes?limit=200&cursor=${encodeURIComponent(page.next)}`;
+  }
+}
+
+let counter = 0;
+
+export const test = base.extend<{ notes: NotesPage; requests: SaveRequests; unique: (label: string) => string }>({
+  notes: async ({ page }, use) => {
+    await use(new NotesPage(page));
+  },
+  requests: async ({ page }, use) => {
+    await use(new SaveRequests(page));
+  },
+  unique: async ({}, use, testInfo) => {
+    await use((label: string) => `${label} ${testInfo.workerIndex}-${Date.now()}-${counter++}`);
+  },
+});
+
+export { expect };

@@ -1,0 +1,223 @@
+import { randomUUID } from "node:crypto";
+import { test, expect, notesTitled } from "./fixtures";
+
+// Holds every save for `ms` before it reaches the server, so presses land while the
+// first attempt is still in flight.
+async function slowSaves(page: import("@playwright/test").Page, ms: number) {
+  await page.route("**/api/notes", async (route) => {
+    if (route.request().method() !== "POST") return route.continue();
+    await new Promise((r) => setTimeout(r, ms));
+    await route.continue();
+  });
+}
+
+test("double-clicking Save stores one note", async ({ page, notes, requests, request, unique }) => {
+  const title = unique("Double click");
+  await slowSaves(page, 500);
+  await notes.goto();
+  await notes.write(title);
+  await notes.saveButton.dblclick();
+
+  await expect(notes.savedTitled(title)).toHaveCount(1);
+  await expect(notes.unsaved).toHaveCount(0);
+  expect(await notesTitled(request, title)).toHaveLength(1);
+  expect(new Set(requests.keys()).size).toBe(1);
+});
+
+test("rapid clicks plus Enter store one note", async ({ page, notes, requests, request, unique }) => {
+  const title = unique("Rapid presses");
+  await slowSaves(page, 800);
+  await notes.goto();
+  await notes.write(title);
+  await notes.saveButton.click();
+  await notes.saveButton.click();
+  await notes.title.press("Enter");
+  await notes.saveButton.click();
+  await notes.title.press("Enter");
+
+  await expect(notes.savedTitled(title)).toHaveCount(1);
+  await page.waitForTimeout(500); // room for a stray duplicate to show up
+  expect(await notesTitled(request, title)).toHaveLength(1);
+  expect(new Set(requests.keys()).size).toBe(1);
+});
+
+test("an answer lost after the commit is retried with the same key and shown as saved once", async ({
+  page,
+  notes,
+  requests,
+  request,
+  unique,
+}) => {
+  const title = unique("Lost answer");
+  let lost = 0;
+  await page.route("**/api/notes", async (route) => {
+    if (route.request().method() !== "POST" || lost > 0) return route.continue();
+    lost++;
+    await route.fetch(); // the server commits the note...
+    await route.abort("failed"); // ...and the answer never reaches the page
+  });
+  await notes.goto();
+  await notes.write(title);
+  await notes.saveButton.click();
+
+  await expect(notes.savedTitled(title)).toHaveCount(1);
+  await expect(notes.unsaved).toHaveCount(0);
+  expect(requests.sent.length).toBeGreaterThanOrEqual(2);
+  expect(new Set(requests.keys()).size).toBe(1);
+  expect(await notesTitled(request, title)).toHaveLength(1);
+  expect(await notes.storedIntents()).toHaveLength(0);
+});
+
+test("a save made while the server is unreachable survives a reload and is sent with its original key", async ({
+  page,
+  context,
+  notes,
+  requests,
+  request,
+  unique,
+}) => {
+  const title = unique("Unreachable");
+  const refuse = async (route: import("@playwright/test").Route) =>
+    route.request().method() === "POST" ? route.abort("connectionrefused") : route.continue();
+  await page.route("**/api/notes", refuse);
+  await notes.goto();
+  await notes.write(title);
+  await notes.saveButton.click();
+
+  await expect(notes.unsavedTitled(title)).toBeVisible();
+  const [stored] = await notes.storedIntents();
+  expect(stored.title).toBe(title);
+  const key = stored.key;
+  expect(requests.keys()[0]).toBe(key);
+
+  await notes.reload();
+  await expect(notes.unsavedTitled(title)).toContainText("not yet saved");
+  expect((await notes.storedIntents()).map((i) => i.key)).toEqual([key]);
+
+  // The network comes back.
+  await page.unroute("**/api/notes", refuse);
+  await context.setOffline(true);
+  await context.setOffline(false);
+
+  await expect(notes.savedTitled(title)).toHaveCount(1, { timeout: 30_000 });
+  expect(new Set(requests.keys())).toEqual(new Set([key]));
+  const onServer = await notesTitled(request, title);
+  expect(onServer).toHaveLength(1);
+  expect(await notes.storedIntents()).toHaveLength(0);
+});
+
+test("a 503 with Retry-After is retried no earlier than asked and stores one note", async ({
+  page,
+  notes,
+  requests,
+  request,
+  unique,
+}) => {
+  const title = unique("Busy server");
+  let refused = 0;
+  await page.route("**/api/notes", async (route) => {
+    if (route.request().method() !== "POST" || refused > 0) return route.continue();
+    refused++;
+    await route.fulfill({
+      status: 503,
+      headers: { "retry-after": "2", "content-type": "application/problem+json" },
+      body: JSON.stringify({ type: "/problems/busy", title: "Service Unavailable", status: 503, detail: "busy" }),
+    });
+  });
+  await notes.goto();
+  await notes.write(title);
+  await notes.saveButton.click();
+
+  await expect(notes.unsavedTitled(title)).toContainText("retrying in");
+  await expect(notes.savedTitled(title)).toHaveCount(1);
+  expect(requests.sent).toHaveLength(2);
+  expect(requests.sent[1].key).toBe(requests.sent[0].key);
+  expect(requests.sent[1].at - requests.sent[0].at).toBeGreaterThanOrEqual(2_000);
+  expect(await notesTitled(request, title)).toHaveLength(1);
+});
+
+test("a 422 is sent exactly once, shown as failed, and Discard removes it", async ({
+  page,
+  notes,
+  requests,
+  request,
+  unique,
+}) => {
+  const title = unique("Refused");
+  await page.route("**/api/notes", async (route) => {
+    if (route.request().method() !== "POST") return route.continue();
+    await route.fulfill({
+      status: 422,
+      headers: { "content-type": "application/problem+json" },
+      body: JSON.stringify({
+        type: "/problems/validation-failed",
+        title: "Unprocessable Entity",
+        status: 422,
+        detail: "this note was refused by a test",
+      }),
+    });
+  });
+  await notes.goto();
+  await notes.write(title);
+  await notes.saveButton.click();
+
+  const item = notes.unsavedTitled(title);
+  await expect(item).toContainText("failed: this note was refused by a test");
+  await expect(item.getByRole("button", { name: "Edit" })).toBeVisible();
+  await page.waitForTimeout(1_500); // a retry would have left by now
+  expect(requests.sent).toHaveLength(1);
+
+  // Pressing Save on the unchanged draft does not resend it.
+  await notes.saveButton.click();
+  await expect(page.getByRole("alert")).toContainText("refused");
+  expect(requests.sent).toHaveLength(1);
+
+  await item.getByRole("button", { name: "Discard" }).click();
+  await expect(notes.unsaved).toHaveCount(0);
+  expect(await notes.storedIntents()).toHaveLength(0);
+  expect(await notesTitled(request, title)).toHaveLength(0);
+});
+
+test("two deliberate saves of identical content store two notes", async ({ notes, requests, request, unique }) => {
+  const title = unique("Twice on purpose");
+  await notes.goto();
+  await notes.write(title, "same body");
+  await notes.saveButton.click();
+  await expect(notes.savedTitled(title)).toHaveCount(1);
+  await expect(notes.title).toHaveValue("");
+
+  await notes.write(title, "same body");
+  await notes.saveButton.click();
+  await expect(notes.savedTitled(title)).toHaveCount(2);
+
+  const onServer = await notesTitled(request, title);
+  expect(onServer).toHaveLength(2);
+  expect(onServer[0].id).not.toBe(onServer[1].id);
+  expect(new Set(requests.keys()).size).toBe(2);
+});
+
+test("an invalid draft is explained and never sent", async ({ notes, requests }) => {
+  await notes.goto();
+  await notes.write("   ", "body without a title");
+  await notes.saveButton.click();
+  await expect(notes.page.getByRole("alert")).toContainText("the title is empty");
+  expect(requests.sent).toHaveLength(0);
+  expect(await notes.storedIntents()).toHaveLength(0);
+});
+
+test.describe("with JavaScript off", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("saved notes are readable from the server-rendered page", async ({ page, request, unique }) => {
+    const title = unique("No script");
+    const response = await request.post("/api/notes", {
+      headers: { "idempotency-key": randomUUID() },
+      data: { title, body: "rendered on the server", written_at: new Date().toISOString() },
+    });
+    expect(response.status()).toBe(201);
+    await page.goto("/");
+    await expect(page.getByTestId("saved-notes").locator("li", { hasText: title })).toContainText(
+      "rendered on the server",
+    );
+  });
+});

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs what building and testing oncenote needs, skipping whatever is already there.
+#   scripts/setup.sh          tools to build and run the app
+#   scripts/setup.sh --test   the same, plus Debian's Chromium for the browser tests
+# Needs: Rust (rustup), Node 20+ with npm, and apt (for Chromium only).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want_browser=false
+[ "${1:-}" = "--test" ] && want_browser=true
+
+step() { printf '\n==> %s\n' "$*"; }
+
+# The versions cargo-leptos and wasm-bindgen must have (see BUILD notes in the README).
+CARGO_LEPTOS_VERSION=0.3.11
+WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  step "Adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+if ! cargo leptos --version >/dev/null 2>&1; then
+  step "Installing cargo-leptos $CARGO_LEPTOS_VERSION (about 12 minutes on 2 cores, once)"
+  # --ignore-rust-version: its lock file pins a crate that declares a newer Rust than it needs.
+  cargo install --locked --ignore-rust-version cargo-leptos --version "$CARGO_LEPTOS_VERSION"
+fi
+
+if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ]; then
+  step "Installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (must equal the crate in Cargo.lock; about 2 minutes)"
+  # Not --locked: its lock file pins a crate version the registry no longer serves.
+  cargo install --force wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+fi
+
+# npm packages: Playwright, and binaryen's wasm-opt for the release build (Debian's
+# binaryen is too old and silently breaks the wasm).
+if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ end2end/package-lock.json -nt end2end/node_modules/.package-lock.json ]; then
+  step "Installing npm packages (end2end/)"
+  (cd end2end && npm ci --no-audit --no-fund)
+fi
+
+if $want_browser && [ ! -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ]; then
+  step "Installing Debian's Chromium for the browser tests"
+  sudo_if_needed=""
+  [ "$(id -u)" -ne 0 ] && sudo_if_needed="sudo"
+  $sudo_if_needed apt-get update
+  DEBIAN_FRONTEND=noninteractive $sudo_if_needed apt-get install -y chromium
+fi

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs every test: the Rust unit and integration tests, then the browser tests
+# (Playwright in headless Chromium against the release server).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+started=$(date +%s)
+
+scripts/setup.sh --test
+
+printf '\n==> Format and lints\n'
+cargo fmt --all --check
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+printf '\n==> Rust tests\n'
+cargo test --workspace --locked
+
+printf '\n==> Release build for the browser tests\n'
+scripts/build.sh
+
+printf '\n==> Browser tests (Playwright, headless Chromium)\n'
+(cd end2end && npx playwright test)
+
+printf '\nAll tests passed in %ss.\n' "$(( $(date +%s) - started ))"
