@@ -26,8 +26,9 @@ pub async fn open(url: &str, busy_timeout: Duration) -> anyhow::Result<SqlitePoo
     if let Some(parent) = options.get_filename().parent()
         && !parent.as_os_str().is_empty()
     {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("could not create the database folder {}", parent.display()))?;
+        std::fs::create_dir_all(parent).with_context(|| {
+            format!("could not create the database folder {}", parent.display())
+        })?;
     }
     let pool = SqlitePoolOptions::new()
         .max_connections(8)
