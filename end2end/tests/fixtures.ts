@@ -14,9 +14,23 @@ export class NotesPage {
   constructor(readonly page: Page) {}
 
   /** Opens the page and waits for hydration: a click before it would be lost. */
-  async goto() {
-    await this.page.goto("/");
+  async goto(base = "") {
+    await this.page.goto(`${base}/`);
     await this.hydrated();
+  }
+
+  /** Waits until the service worker controls the page (the shell is cached). */
+  async offlineReady() {
+    await this.page.evaluate(async () => {
+      await navigator.serviceWorker.ready;
+      if (!navigator.serviceWorker.controller) {
+        await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
+      }
+    });
+  }
+
+  get statusLine() {
+    return this.page.getByTestId("status-line");
   }
 
   async reload() {
@@ -56,25 +70,42 @@ export class NotesPage {
   }
 
   /** The intents waiting in localStorage. */
-  async storedIntents(): Promise<Array<{ key: string; title: string; state: { kind: string } }>> {
-    return this.page.evaluate(() => JSON.parse(localStorage.getItem("oncenote.intents.v1") ?? "[]"));
+  async storedIntents(): Promise<Array<{ key: string; title: string; written_at: string; state: { kind: string } }>> {
+    return this.page.evaluate(() =>
+      Object.keys(localStorage)
+        .filter((name) => name.startsWith("oncenote.intent."))
+        .map((name) => JSON.parse(localStorage.getItem(name) ?? "null"))
+        .sort((a, b) => (a.written_at < b.written_at ? -1 : a.written_at > b.written_at ? 1 : 0)),
+    );
   }
 }
 
 /** Every POST /api/notes the page makes, with its key and when it left. */
 export class SaveRequests {
-  readonly sent: Array<{ key: string; at: number; body: string }> = [];
+  readonly sent: Array<{ key: string; at: number; body: string; done?: number }> = [];
 
   constructor(page: Page) {
+    const pending = new Map<Request, (typeof this.sent)[number]>();
     page.on("request", (request: Request) => {
       if (request.method() === "POST" && new URL(request.url()).pathname === "/api/notes") {
-        this.sent.push({
+        const entry = {
           key: request.headers()["idempotency-key"] ?? "",
           at: Date.now(),
           body: request.postData() ?? "",
-        });
+        };
+        this.sent.push(entry);
+        pending.set(request, entry);
       }
     });
+    const finish = (request: Request) => {
+      const entry = pending.get(request);
+      if (entry) {
+        entry.done = Date.now();
+        pending.delete(request);
+      }
+    };
+    page.on("requestfinished", finish);
+    page.on("requestfailed", finish);
   }
 
   keys() {
@@ -83,16 +114,21 @@ export class SaveRequests {
 }
 
 /** Notes on the server with exactly this title, read through the API (not the UI). */
-export async function notesTitled(request: APIRequestContext, title: string): Promise<Note[]> {
+export async function notesTitled(request: APIRequestContext, title: string, base = ""): Promise<Note[]> {
+  return (await allNotes(request, base)).filter((n) => n.title === title);
+}
+
+/** Every note on the server, newest first, read through the API. */
+export async function allNotes(request: APIRequestContext, base = ""): Promise<Note[]> {
   const found: Note[] = [];
-  let url = "/api/notes?limit=200";
+  let url = `${base}/api/notes?limit=200`;
   for (;;) {
     const response = await request.get(url);
     expect(response.status()).toBe(200);
     const page = (await response.json()) as { notes: Note[]; next: string | null };
-    found.push(...page.notes.filter((n) => n.title === title));
+    found.push(...page.notes);
     if (!page.next) return found;
-    url = `/api/notes?limit=200&cursor=${encodeURIComponent(page.next)}`;
+    url = `${base}/api/notes?limit=200&cursor=${encodeURIComponent(page.next)}`;
   }
 }
 

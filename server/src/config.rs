@@ -22,6 +22,9 @@ pub struct Config {
     pub key_wait: Duration,
     /// `ONCENOTE_SWEEP_INTERVAL_SECS`: how often expired idempotency rows are deleted.
     pub sweep_interval: Duration,
+    /// `ONCENOTE_BUILD_ID`: names the service worker's cache instead of the asset hashes
+    /// (for a deployment that wants its own version names, and for tests).
+    pub build_id: Option<String>,
 }
 
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/oncenote.db";
@@ -43,6 +46,7 @@ impl Config {
             sweep_interval: Duration::from_secs(
                 number("ONCENOTE_SWEEP_INTERVAL_SECS", 300)?.max(1),
             ),
+            build_id: var("ONCENOTE_BUILD_ID"),
         })
     }
 
@@ -55,6 +59,7 @@ impl Config {
             idempotency_ttl: Duration::from_secs(86_400),
             key_wait: Duration::from_secs(5),
             sweep_interval: Duration::from_secs(300),
+            build_id: None,
         }
     }
 }

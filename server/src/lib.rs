@@ -7,6 +7,7 @@ pub mod error;
 pub mod health;
 pub mod idempotency;
 pub mod notes;
+pub mod offline;
 pub mod shutdown;
 pub mod startup;
 pub mod state;

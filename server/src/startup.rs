@@ -19,6 +19,7 @@ use tower_http::trace::TraceLayer;
 
 use crate::config::Config;
 use crate::notes::{routes as notes_routes, store};
+use crate::offline::{self, ShellBuild};
 use crate::state::AppState;
 use crate::{db, health, sweeper};
 
@@ -45,12 +46,17 @@ impl Application {
             .output_name(OUTPUT_NAME)
             .site_root(config.site_root.as_str())
             .site_addr(listener.local_addr()?)
+            // The asset names carry content hashes (see hash-files in Cargo.toml) when
+            // the binary has cargo-leptos's hash.txt beside it.
+            .hash_files(hash_file_beside_binary())
             .build();
         sweeper::spawn(pool.clone(), config.sweep_interval);
+        let shell = Arc::new(ShellBuild::detect(OUTPUT_NAME, config.build_id.clone()));
         let state = AppState {
             pool: pool.clone(),
             config: Arc::new(config),
             leptos_options,
+            shell,
         };
         Ok(Self {
             listener,
@@ -90,6 +96,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .merge(notes_routes::router())
         .route("/healthz", get(health::healthz))
+        .route("/sw.js", get(offline::service_worker))
         .route("/api/{*rest}", any(notes_routes::api_not_found))
         .leptos_routes_with_context(
             &state,
@@ -116,4 +123,12 @@ fn recent_notes(pool: SqlitePool) -> RecentNotes {
                 })
         }
     })
+}
+
+/// Whether cargo-leptos's `hash.txt` sits beside the running binary.
+fn hash_file_beside_binary() -> bool {
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|dir| dir.join("hash.txt").is_file()))
+        .unwrap_or(false)
 }

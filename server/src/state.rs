@@ -7,12 +7,14 @@ use leptos::config::LeptosOptions;
 use sqlx::SqlitePool;
 
 use crate::config::Config;
+use crate::offline::ShellBuild;
 
 #[derive(Clone)]
 pub struct AppState {
     pub pool: SqlitePool,
     pub config: Arc<Config>,
     pub leptos_options: LeptosOptions,
+    pub shell: Arc<ShellBuild>,
 }
 
 impl FromRef<AppState> for LeptosOptions {

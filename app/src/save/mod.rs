@@ -5,6 +5,7 @@
 //! client in the integration tests).
 
 pub mod intent;
+pub mod lease;
 pub mod press;
 pub mod retry_policy;
 pub mod sender;

@@ -3,16 +3,18 @@
 mod compose;
 mod notes_list;
 pub mod save_queue;
+mod status_line;
 mod unsaved_list;
 
 use leptos::prelude::*;
-use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
+use leptos_meta::{HashedStylesheet, MetaTags, Title, provide_meta_context};
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::{SsrMode, StaticSegment};
 
 use compose::Compose;
 use notes_list::SavedNotes;
 use save_queue::SaveQueue;
+use status_line::StatusLine;
 use unsaved_list::UnsavedNotes;
 
 /// The HTML document around the app.
@@ -24,7 +26,10 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta charset="utf-8" />
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
                 <meta name="description" content="oncenote: a note you save is stored exactly once." />
+                <meta name="theme-color" content="#1f4d3a" />
                 <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+                <link rel="manifest" href="/manifest.webmanifest" />
+                <HashedStylesheet options=options.clone() id="leptos" />
                 <HydrationScripts options />
                 <MetaTags />
             </head>
@@ -45,12 +50,11 @@ pub fn App() -> impl IntoView {
     // Effects run only in the browser, after hydration: load the unsaved intents from
     // localStorage, start sending them, and tell tests the page is live.
     Effect::new(move |_| {
-        queue.start();
+        untrack(|| queue.start());
         mark_hydrated();
     });
 
     view! {
-        <Stylesheet id="leptos" href="/pkg/oncenote.css" />
         <Title text="oncenote" />
         <header class="masthead">
             <h1>"oncenote"</h1>
@@ -72,6 +76,7 @@ pub fn App() -> impl IntoView {
 #[component]
 fn HomePage() -> impl IntoView {
     view! {
+        <StatusLine />
         <Compose />
         <UnsavedNotes />
         <SavedNotes />

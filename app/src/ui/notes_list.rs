@@ -1,4 +1,4 @@
-//! The saved notes, newest first. Rendered on the server, so they read with JavaScript off.
+//! The saved notes, newest first (by when the server stored them). Rendered on the server, so they read with JavaScript off.
 
 use leptos::prelude::*;
 
@@ -26,7 +26,8 @@ pub fn SavedNotes() -> impl IntoView {
     }
 }
 
-/// Notes saved during this visit first, then those the server rendered, each once.
+/// The notes the server rendered, those saved during this visit and those the browser
+/// kept from before, each once, newest first.
 #[component]
 fn NotesList(loaded: Vec<Note>) -> impl IntoView {
     let queue = expect_context::<SaveQueue>();
@@ -37,8 +38,17 @@ fn NotesList(loaded: Vec<Note>) -> impl IntoView {
                 notes.push(note.clone());
             }
         }
+        notes.sort_by(|a, b| {
+            b.created_at
+                .cmp(&a.created_at)
+                .then_with(|| b.id.cmp(&a.id))
+        });
         notes
     });
+    // The browser keeps the last list it saw: the page opened offline shows it, and
+    // other tabs learn of notes saved here.
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |_| all.with(|notes| crate::browser::notes_cache::keep(notes)));
     view! {
         <Show when=move || all.with(|notes| !notes.is_empty()) fallback=|| view! { <p class="muted empty">"No notes yet."</p> }>
             <ul class="notes" data-testid="saved-notes">

@@ -22,6 +22,8 @@ pub struct SaveQueue {
     pub saved: RwSignal<Vec<Note>>,
     /// The time, ticking each second, for "retrying in N s".
     pub now_ms: RwSignal<f64>,
+    /// `navigator.onLine`, kept current by the `online` and `offline` events.
+    pub online: RwSignal<bool>,
     link: RwSignal<Option<Link>>,
     // Read by the browser runner only.
     #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
@@ -45,6 +47,7 @@ impl SaveQueue {
             intents: RwSignal::new(Vec::new()),
             saved: RwSignal::new(Vec::new()),
             now_ms: RwSignal::new(0.0),
+            online: RwSignal::new(true),
             link: RwSignal::new(None),
             draining: StoredValue::new(false),
             again: StoredValue::new(false),
@@ -92,7 +95,7 @@ impl SaveQueue {
                 let key = intent.key.clone();
                 // Stored before the first request can leave: the drain below only
                 // starts sending on the next turn of the event loop.
-                self.store(&intent);
+                self.store_new(&intent);
                 self.intents.update(|all| all.push(intent));
                 if let Some(old) = replaces {
                     self.remove(&old);
@@ -113,6 +116,20 @@ impl SaveQueue {
         }
     }
 
+    /// Links the editor to the unsaved intent with exactly this content, if there is one
+    /// (after a reload, the editor's draft may be a note already pressed on).
+    pub fn relink_draft(&self, title: &str, body: &str) {
+        let pressed = self.intents.with_untracked(|all| {
+            all.iter()
+                .rev()
+                .find(|i| !i.is_failed() && i.matches_draft(title, body))
+                .map(|i| i.key.clone())
+        });
+        if let Some(key) = pressed {
+            self.link.set(Some(Link::Pressed(key)));
+        }
+    }
+
     /// Drops an intent for good (offered for refused ones).
     pub fn discard(&self, key: &str) {
         self.remove(key);
@@ -126,7 +143,8 @@ impl SaveQueue {
             .with_untracked(|all| all.iter().find(|i| i.key == key).cloned())
     }
 
-    /// Changes one intent, in the page and in storage.
+    /// Changes one intent, in the page and in storage. An intent another tab has
+    /// finished meanwhile is not brought back: it leaves this page too.
     pub fn update_intent(&self, key: &str, change: impl FnOnce(&mut SaveIntent)) {
         let mut changed = None;
         self.intents.update(|all| {
@@ -135,8 +153,26 @@ impl SaveQueue {
                 changed = Some(intent.clone());
             }
         });
-        if let Some(intent) = changed {
-            self.store(&intent);
+        #[cfg(feature = "hydrate")]
+        if let Some(intent) = changed
+            && !crate::browser::intent_store::update(&intent)
+        {
+            self.intents.update(|all| all.retain(|i| i.key != key));
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = changed;
+    }
+
+    /// Adds notes saved elsewhere (another tab, an earlier visit) that this page lacks.
+    pub fn learn_notes(&self, notes: Vec<Note>) {
+        let new: Vec<Note> = self.saved.with_untracked(|saved| {
+            notes
+                .into_iter()
+                .filter(|n| !saved.iter().any(|s| s.id == n.id))
+                .collect()
+        });
+        if !new.is_empty() {
+            self.saved.update(|saved| saved.extend(new));
         }
     }
 
@@ -172,9 +208,9 @@ impl SaveQueue {
         crate::browser::intent_store::remove(key);
     }
 
-    fn store(&self, _intent: &SaveIntent) {
+    fn store_new(&self, _intent: &SaveIntent) {
         #[cfg(feature = "hydrate")]
-        if let Err(error) = crate::browser::intent_store::upsert(_intent) {
+        if let Err(error) = crate::browser::intent_store::insert(_intent) {
             self.notice.set(Some(format!(
                 "This browser would not keep the note in local storage ({error}); it is being sent, but a reload before it is saved would lose it."
             )));

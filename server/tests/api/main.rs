@@ -3,6 +3,7 @@
 mod helpers;
 mod idempotent_create;
 mod notes_routes;
+mod offline_shell;
 mod request_checks;
 mod seed_scenarios;
 mod transport;

@@ -1,0 +1,22 @@
+//! One honest line: online or offline, and how many notes are not yet saved.
+
+use leptos::prelude::*;
+
+use super::save_queue::SaveQueue;
+
+#[component]
+pub fn StatusLine() -> impl IntoView {
+    let queue = expect_context::<SaveQueue>();
+    let unsaved = move || queue.intents.with(Vec::len);
+    view! {
+        <p class="status-line" role="status" data-testid="status-line">
+            <span class=move || if queue.online.get() { "dot online" } else { "dot offline" }></span>
+            {move || if queue.online.get() { "Online" } else { "Offline" }}
+            " · "
+            {move || match unsaved() {
+                0 => "every note is saved".to_owned(),
+                n => format!("{n} not yet saved"),
+            }}
+        </p>
+    }
+}

@@ -1,0 +1,165 @@
+import { test, expect, allNotes, notesTitled, NotesPage, SaveRequests } from "./fixtures";
+import { OwnServer } from "./server";
+
+async function cacheNames(page: import("@playwright/test").Page): Promise<string[]> {
+  return page.evaluate(async () => (await caches.keys()).filter((n) => n.startsWith("oncenote-")).sort());
+}
+
+test("notes saved offline survive an offline reload and reach the server once each, in order", async ({
+  page,
+  context,
+  notes,
+  request,
+  requests,
+  unique,
+}) => {
+  const server = new OwnServer(3231);
+  await server.start();
+  try {
+    await notes.goto(server.url);
+    await notes.offlineReady();
+    await context.setOffline(true);
+    await expect(notes.statusLine).toContainText("Offline");
+
+    const titles = [1, 2, 3].map((i) => unique(`Offline ${i}`));
+    for (const title of titles) {
+      await notes.write(title);
+      await notes.saveButton.click();
+      await expect(notes.unsavedTitled(title)).toBeVisible();
+    }
+    expect(requests.sent).toHaveLength(0); // no attempt is spent offline
+    const intents = await notes.storedIntents();
+    expect(intents.map((i) => i.title)).toEqual(titles);
+
+    // The server is gone too, so the service worker's own fetch fails as well.
+    await server.stop();
+    const reloaded = await page.reload();
+    expect(reloaded?.fromServiceWorker()).toBe(true);
+    await notes.hydrated();
+    for (const title of titles) {
+      await expect(notes.unsavedTitled(title)).toContainText("not yet saved");
+    }
+    await expect(notes.statusLine).toContainText("3 not yet saved");
+
+    await server.start();
+    await context.setOffline(false);
+    await expect(notes.unsaved).toHaveCount(0, { timeout: 30_000 });
+    await expect(notes.statusLine).toContainText("every note is saved");
+
+    const onServer = (await allNotes(request, server.url)).reverse(); // oldest first
+    expect(onServer.map((n) => n.title)).toEqual(titles);
+    expect(onServer.map((n) => n.written_at)).toEqual(intents.map((i) => i.written_at));
+    expect(new Set(requests.keys())).toEqual(new Set(intents.map((i) => i.key)));
+  } finally {
+    await server.stop();
+  }
+});
+
+test("two tabs with pending notes send every note once and never the same key at the same time", async ({
+  context,
+  request,
+  unique,
+}) => {
+  const tabs = [await context.newPage(), await context.newPage()].map((page) => ({
+    page,
+    notes: new NotesPage(page),
+    requests: new SaveRequests(page),
+  }));
+  for (const tab of tabs) await tab.notes.goto();
+  await context.setOffline(true);
+
+  const titles = ["Tab one A", "Tab one B", "Tab two A", "Tab two B"].map(unique);
+  for (const [i, title] of titles.entries()) {
+    const tab = tabs[i < 2 ? 0 : 1];
+    await tab.notes.write(title);
+    await tab.notes.saveButton.click();
+  }
+  // Each tab sees the other's pending notes (one shared queue).
+  for (const tab of tabs) await expect(tab.notes.unsaved).toHaveCount(4);
+
+  await context.setOffline(false);
+  for (const tab of tabs) await expect(tab.notes.unsaved).toHaveCount(0, { timeout: 30_000 });
+
+  for (const title of titles) {
+    expect(await notesTitled(request, title)).toHaveLength(1);
+    // A note saved in one tab appears in the other.
+    for (const tab of tabs) await expect(tab.notes.savedTitled(title)).toHaveCount(1);
+  }
+  const [one, two] = tabs.map((t) => t.requests.sent);
+  for (const a of one) {
+    for (const b of two) {
+      if (a.key !== b.key) continue;
+      const apart = (a.done ?? Infinity) <= b.at || (b.done ?? Infinity) <= a.at;
+      expect(apart, `key ${a.key} was in flight from both tabs at once`).toBe(true);
+    }
+  }
+});
+
+test("a typed draft survives a reload", async ({ notes, unique }) => {
+  const title = unique("Draft");
+  await notes.goto();
+  await notes.write(title, "half a thought\nand a second line");
+  await notes.reload();
+  await expect(notes.title).toHaveValue(title);
+  await expect(notes.body).toHaveValue("half a thought\nand a second line");
+  // Saving it empties the editor, and the emptied editor is what a reload shows.
+  await notes.saveButton.click();
+  await expect(notes.savedTitled(title)).toHaveCount(1);
+  await notes.reload();
+  await expect(notes.title).toHaveValue("");
+});
+
+test("a new build replaces the cached shell and the page still hydrates", async ({ page, notes, request, unique }) => {
+  const server = new OwnServer(3232);
+  await server.start({ ONCENOTE_BUILD_ID: "e2e-one" });
+  try {
+    await notes.goto(server.url);
+    await notes.offlineReady();
+    expect(await cacheNames(page)).toEqual(["oncenote-e2e-one"]);
+
+    await server.stop();
+    await server.start({ ONCENOTE_BUILD_ID: "e2e-two" });
+    await notes.reload();
+    await expect.poll(() => cacheNames(page), { timeout: 20_000 }).toEqual(["oncenote-e2e-two"]);
+
+    await notes.reload();
+    const title = unique("After the update");
+    await notes.write(title);
+    await notes.saveButton.click();
+    await expect(notes.savedTitled(title)).toHaveCount(1);
+    expect(await notesTitled(request, title, server.url)).toHaveLength(1);
+  } finally {
+    await server.stop();
+  }
+});
+
+test("the unsaved count and the close warning show while a note is pending and go after sync", async ({
+  page,
+  context,
+  notes,
+  unique,
+}) => {
+  const title = unique("Pending");
+  await notes.goto();
+  await expect(notes.statusLine).toContainText("Online · every note is saved");
+  await context.setOffline(true);
+  await notes.write(title);
+  await notes.saveButton.click();
+  await expect(notes.statusLine).toContainText("Offline · 1 not yet saved");
+
+  const dialogs: string[] = [];
+  page.on("dialog", async (dialog) => {
+    dialogs.push(dialog.type());
+    await dialog.dismiss(); // stay on the page
+  });
+  await page.close({ runBeforeUnload: true });
+  await expect.poll(() => dialogs).toEqual(["beforeunload"]);
+  expect(page.isClosed()).toBe(false);
+
+  await context.setOffline(false);
+  await expect(notes.statusLine).toContainText("Online · every note is saved", { timeout: 30_000 });
+  const closed = page.waitForEvent("close");
+  await page.close({ runBeforeUnload: true });
+  await closed;
+  expect(dialogs).toEqual(["beforeunload"]);
+});

@@ -1,0 +1,130 @@
+//! The offline shell: the service worker script, rendered for this build.
+//!
+//! The worker's cache is named after the build, and its script embeds that name, so a new
+//! deployment changes the script's bytes; the browser installs the new worker, which
+//! precaches the new shell and deletes the old caches. The wasm, JS and CSS have content
+//! hashes in their names (cargo-leptos `hash-files`), so an HTML page can only ever load
+//! the assets it was built with — from the network or from the cache that stored it.
+
+use std::path::{Path, PathBuf};
+
+use axum::extract::State;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use sha2::{Digest, Sha256};
+
+use crate::state::AppState;
+
+const TEMPLATE: &str = include_str!("offline/sw.js");
+
+/// What the worker must know about this build.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShellBuild {
+    /// Names the cache; changes with every build (or `ONCENOTE_BUILD_ID`).
+    pub id: String,
+    /// Everything the shell needs to open with no network.
+    pub precache: Vec<String>,
+}
+
+impl ShellBuild {
+    /// Reads the asset hashes cargo-leptos wrote beside the server binary (`hash.txt`).
+    /// Without them (a build without hashed files, or the tests) the assets keep their
+    /// plain names and the id is `dev`.
+    pub fn detect(output_name: &str, id_override: Option<String>) -> Self {
+        let hashes = hash_file().and_then(|path| std::fs::read_to_string(path).ok());
+        Self::from_hashes(output_name, hashes.as_deref(), id_override)
+    }
+
+    fn from_hashes(output_name: &str, hashes: Option<&str>, id_override: Option<String>) -> Self {
+        let asset = |kind: &str, ext: &str| {
+            let hash = hashes.and_then(|text| {
+                text.lines()
+                    .filter_map(|line| line.split_once(':'))
+                    .find(|(k, _)| k.trim() == kind)
+                    .map(|(_, h)| h.trim().to_owned())
+            });
+            match hash {
+                Some(hash) => format!("/pkg/{output_name}.{hash}.{ext}"),
+                None => format!("/pkg/{output_name}.{ext}"),
+            }
+        };
+        let id = id_override.unwrap_or_else(|| match hashes {
+            Some(text) => hex::encode(&Sha256::digest(text.as_bytes())[..8]),
+            None => "dev".to_owned(),
+        });
+        let mut precache = vec![
+            "/".to_owned(),
+            asset("js", "js"),
+            asset("wasm", "wasm"),
+            asset("css", "css"),
+        ];
+        precache.extend(
+            [
+                "/manifest.webmanifest",
+                "/favicon.svg",
+                "/icons/icon-192.png",
+                "/icons/icon-512.png",
+            ]
+            .map(String::from),
+        );
+        Self { id, precache }
+    }
+
+    /// The worker script for this build.
+    pub fn script(&self) -> String {
+        let precache = serde_json::to_string(&self.precache).unwrap_or_else(|_| "[]".to_owned());
+        let id = serde_json::to_string(&self.id).unwrap_or_else(|_| "\"dev\"".to_owned());
+        TEMPLATE
+            .replace("\"__BUILD_ID__\"", &id)
+            .replace("[\"__PRECACHE__\"]", &precache)
+    }
+}
+
+/// Where leptos looks for the hash file too: beside the running binary.
+fn hash_file() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    Some(exe.parent().unwrap_or(Path::new(".")).join("hash.txt"))
+}
+
+/// `GET /sw.js`. Never cached by HTTP, so the browser sees a new build at once.
+pub async fn service_worker(State(state): State<AppState>) -> Response {
+    let mut response = state.shell.script().into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/javascript; charset=utf-8"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hashed_assets_get_their_hashes_in_the_precache_list() {
+        let build = ShellBuild::from_hashes("oncenote", Some("js: aa\nwasm: bb\ncss: cc\n"), None);
+        assert!(build.precache.contains(&"/pkg/oncenote.aa.js".to_owned()));
+        assert!(build.precache.contains(&"/pkg/oncenote.bb.wasm".to_owned()));
+        assert!(build.precache.contains(&"/pkg/oncenote.cc.css".to_owned()));
+        assert_eq!(build.precache[0], "/");
+    }
+
+    #[test]
+    fn the_build_id_changes_when_any_asset_changes() {
+        let a = ShellBuild::from_hashes("oncenote", Some("js: aa\nwasm: bb\ncss: cc\n"), None);
+        let b = ShellBuild::from_hashes("oncenote", Some("js: aa\nwasm: b2\ncss: cc\n"), None);
+        assert_ne!(a.id, b.id);
+        assert_eq!(a.id.len(), 16);
+    }
+
+    #[test]
+    fn the_script_embeds_the_build_id_and_the_precache_list() {
+        let build = ShellBuild::from_hashes("oncenote", None, Some("v2".into()));
+        let script = build.script();
+        assert!(script.contains(r#"const BUILD = "v2";"#));
+        assert!(script.contains(r#""/pkg/oncenote.wasm""#));
+        assert!(!script.contains("__"));
+    }
+}

@@ -1,0 +1,20 @@
+//! The service worker script the server renders for the offline shell.
+
+use crate::helpers::spawn_app_with;
+
+#[tokio::test]
+async fn the_service_worker_names_its_cache_after_the_build_and_is_never_http_cached() {
+    let app = spawn_app_with(|config| config.build_id = Some("build-42".into())).await;
+    let response = app.client.get(app.url("/sw.js")).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["cache-control"], "no-cache");
+    assert!(
+        response.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/javascript")
+    );
+    let script = response.text().await.unwrap();
+    assert!(script.contains(r#"const BUILD = "build-42";"#), "{script}");
+    assert!(script.contains(r#""/manifest.webmanifest""#));
+}
