@@ -67,8 +67,17 @@ impl Problem {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DraftError {
     TitleEmpty,
-    TitleTooLong { chars: usize },
-    BodyTooLong { chars: usize },
+    TitleTooLong {
+        chars: usize,
+    },
+    BodyTooLong {
+        chars: usize,
+    },
+    /// A control character (a NUL, a bell, a line break in the title…) that no editor
+    /// types; the body may hold line breaks and tabs.
+    ControlCharacter {
+        field: &'static str,
+    },
 }
 
 impl std::fmt::Display for DraftError {
@@ -83,6 +92,9 @@ impl std::fmt::Display for DraftError {
                 f,
                 "the body has {chars} characters; at most {BODY_MAX_CHARS} are allowed"
             ),
+            DraftError::ControlCharacter { field } => {
+                write!(f, "the {field} holds a control character")
+            }
         }
     }
 }
@@ -100,6 +112,15 @@ pub fn validate_draft(title: &str, body: &str) -> Result<(), DraftError> {
     let body_chars = body.chars().count();
     if body_chars > BODY_MAX_CHARS {
         return Err(DraftError::BodyTooLong { chars: body_chars });
+    }
+    if title.trim().chars().any(char::is_control) {
+        return Err(DraftError::ControlCharacter { field: "title" });
+    }
+    if body
+        .chars()
+        .any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+    {
+        return Err(DraftError::ControlCharacter { field: "body" });
     }
     Ok(())
 }
@@ -125,6 +146,23 @@ mod tests {
         assert_eq!(
             validate_draft("t", &"x".repeat(100_001)),
             Err(DraftError::BodyTooLong { chars: 100_001 })
+        );
+    }
+
+    #[test]
+    fn control_characters_are_refused_but_the_body_keeps_its_line_breaks() {
+        assert!(validate_draft("t", "line one\nline two\r\n\tindented").is_ok());
+        assert_eq!(
+            validate_draft("a\nb", ""),
+            Err(DraftError::ControlCharacter { field: "title" })
+        );
+        assert_eq!(
+            validate_draft("t", "nul\u{0}"),
+            Err(DraftError::ControlCharacter { field: "body" })
+        );
+        assert_eq!(
+            validate_draft("bell\u{7}", ""),
+            Err(DraftError::ControlCharacter { field: "title" })
         );
     }
 

@@ -221,3 +221,35 @@ test.describe("with JavaScript off", () => {
     );
   });
 });
+
+test("a note whose title and body are script payloads renders as text and runs nothing", async ({
+  page,
+  notes,
+  request,
+  unique,
+}) => {
+  const marker = unique("xss").replace(/\W/g, "_");
+  const title = `<img src=x onerror="window.${marker}=1">`;
+  const body = `<script>window.${marker}=2</script><svg onload="window.${marker}=3">`;
+  const response = await request.post("/api/notes", {
+    headers: { "idempotency-key": randomUUID() },
+    data: { title, body, written_at: new Date().toISOString() },
+  });
+  expect(response.status()).toBe(201);
+  const dialogs: string[] = [];
+  page.on("dialog", async (d) => {
+    dialogs.push(d.message());
+    await d.dismiss();
+  });
+
+  await notes.goto();
+  await expect(notes.savedTitled(title)).toContainText(body);
+  // A note saved from the page itself is shown the same way.
+  await notes.write(`${title} typed`, body);
+  await notes.saveButton.click();
+  await expect(notes.savedTitled(`${title} typed`)).toHaveCount(1);
+
+  expect(await page.evaluate((m) => (window as unknown as Record<string, unknown>)[m], marker)).toBeUndefined();
+  expect(await page.locator("img[src=x], svg[onload]").count()).toBe(0);
+  expect(dialogs).toEqual([]);
+});

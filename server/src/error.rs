@@ -152,3 +152,8 @@ impl IntoResponse for ApiError {
         response
     }
 }
+
+/// The answer for a path nothing serves (under `/api/` and `/pkg/`): a problem, not a page.
+pub async fn not_found(uri: axum::http::Uri) -> ApiError {
+    ApiError::NotFound(format!("nothing is served at {}", uri.path()))
+}

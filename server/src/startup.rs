@@ -9,19 +9,22 @@ use anyhow::Context;
 use app::ssr_context::RecentNotes;
 use app::{App, shell};
 use axum::Router;
+use axum::http::{HeaderValue, header};
 use axum::routing::{any, get};
 use leptos::config::LeptosOptions;
 use leptos::prelude::provide_context;
 use leptos_axum::{LeptosRoutes, generate_route_list};
 use sqlx::SqlitePool;
 use tokio::net::TcpListener;
+use tower_http::services::ServeDir;
+use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::config::Config;
 use crate::notes::{routes as notes_routes, store};
 use crate::offline::{self, ShellBuild};
 use crate::state::AppState;
-use crate::{db, health, sweeper};
+use crate::{db, error, health, sweeper};
 
 /// The name cargo-leptos gives the wasm, JS and CSS bundles (`output-name` in Cargo.toml).
 pub const OUTPUT_NAME: &str = "oncenote";
@@ -92,12 +95,15 @@ impl Application {
 /// static files cargo-leptos built.
 pub fn router(state: AppState) -> Router {
     let recent = recent_notes(state.pool.clone());
+    let site_root = state.config.site_root.clone();
+    let hashed = state.leptos_options.hash_files;
     let leptos_options = state.leptos_options.clone();
     Router::new()
         .merge(notes_routes::router())
         .route("/healthz", get(health::healthz))
         .route("/sw.js", get(offline::service_worker))
-        .route("/api/{*rest}", any(notes_routes::api_not_found))
+        .route("/api/{*rest}", any(error::not_found))
+        .nest_service("/pkg", static_assets(&site_root, hashed))
         .leptos_routes_with_context(
             &state,
             generate_route_list(App),
@@ -131,4 +137,22 @@ fn hash_file_beside_binary() -> bool {
         .ok()
         .and_then(|exe| exe.parent().map(|dir| dir.join("hash.txt").is_file()))
         .unwrap_or(false)
+}
+
+/// The wasm, JS and CSS. Their names carry content hashes when `hashed`, so browsers may
+/// keep them for a year; a miss (or a path trick such as `..`) is a 404 problem.
+fn static_assets(site_root: &str, hashed: bool) -> Router {
+    let files = ServeDir::new(std::path::Path::new(site_root).join("pkg"))
+        .not_found_service(any(error::not_found).with_state(()));
+    let cache_control = if hashed {
+        HeaderValue::from_static("public, max-age=31536000, immutable")
+    } else {
+        HeaderValue::from_static("no-cache")
+    };
+    Router::new()
+        .fallback_service(files)
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::CACHE_CONTROL,
+            cache_control,
+        ))
 }

@@ -194,3 +194,31 @@ mod tests {
         ));
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        #[test]
+        fn any_header_text_either_fails_cleanly_or_yields_visible_ascii(value in any::<String>()) {
+            if let Ok(key) = IdempotencyKey::parse(&value) {
+                prop_assert!((1..=255).contains(&key.as_str().len()));
+                prop_assert!(key.as_str().bytes().all(|b| (0x21..=0x7e).contains(&b)));
+            }
+        }
+
+        #[test]
+        fn every_visible_ascii_key_reads_back_the_same_bare_or_quoted(key in "[!-~]{1,255}") {
+            let quoted = format!("\"{}\"", key.replace('\\', "\\\\").replace('"', "\\\""));
+            let from_quoted = IdempotencyKey::parse(&quoted).unwrap();
+            prop_assert_eq!(from_quoted.as_str(), key.as_str());
+            if !key.starts_with('"') {
+                let bare = IdempotencyKey::parse(&key).unwrap();
+                prop_assert_eq!(bare.as_str(), key.as_str());
+            }
+        }
+    }
+}

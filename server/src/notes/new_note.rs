@@ -86,3 +86,35 @@ mod tests {
         ));
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        #[test]
+        fn arbitrary_bytes_never_panic_the_request_decoder(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+            if let Ok(request) = serde_json::from_slice::<NewNote>(&bytes) {
+                let _ = ValidNewNote::parse(request);
+            }
+        }
+
+        #[test]
+        fn every_valid_note_survives_the_wire_and_validation(
+            title in "[^\\p{C}]{0,20}[a-z][^\\p{C}]{0,20}",
+            body in "[^\\p{C}\\n]{0,200}",
+            millis in 0i64..4_102_444_800_000,
+        ) {
+            let written_at = chrono::DateTime::from_timestamp_millis(millis)
+                .unwrap()
+                .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+            let wire = serde_json::to_vec(&NewNote { title: title.clone(), body: body.clone(), written_at: written_at.clone() }).unwrap();
+            let valid = ValidNewNote::parse(serde_json::from_slice(&wire).unwrap()).unwrap();
+            prop_assert_eq!(valid.title, title.trim());
+            prop_assert_eq!(valid.body, body);
+            prop_assert_eq!(valid.written_at, written_at);
+        }
+    }
+}

@@ -57,6 +57,16 @@ async fn create(
     body: Body,
     key_out: &mut Option<IdempotencyKey>,
 ) -> Result<Response, ApiError> {
+    // A declared length over the limit is refused before waiting for a byte of it.
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|length| length > BODY_LIMIT_BYTES as u64) {
+        return Err(ApiError::PayloadTooLarge {
+            limit: BODY_LIMIT_BYTES,
+        });
+    }
     let bytes = axum::body::to_bytes(body, BODY_LIMIT_BYTES)
         .await
         .map_err(|_| ApiError::PayloadTooLarge {
@@ -196,9 +206,4 @@ async fn get_note(
 
 async fn method_not_allowed() -> ApiError {
     ApiError::MethodNotAllowed("this route answers GET (and POST on /api/notes)".into())
-}
-
-/// Any other path under `/api/`.
-pub async fn api_not_found(uri: Uri) -> ApiError {
-    ApiError::NotFound(format!("there is no API route {}", uri.path()))
 }

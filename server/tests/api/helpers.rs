@@ -107,3 +107,112 @@ pub async fn problem_of(response: reqwest::Response) -> app::api::Problem {
     assert_eq!(content_type, "application/problem+json");
     response.json().await.expect("a problem document")
 }
+
+/// An answer read off the wire.
+pub struct RawAnswer {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl RawAnswer {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+impl TestApp {
+    /// Sends bytes exactly as given (request line, headers, body) and reads the answer,
+    /// for requests an HTTP client library would refuse to make.
+    pub async fn send_raw(&self, request: &[u8]) -> RawAnswer {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let address = self.address.trim_start_matches("http://");
+        let mut stream = tokio::net::TcpStream::connect(address)
+            .await
+            .expect("connect");
+        stream.write_all(request).await.expect("write");
+        // Read until the answer is complete (by its length, or its last chunk), not until
+        // the connection closes: after refusing an oversized body the server may keep
+        // the connection open for the rest of it.
+        let mut raw = Vec::new();
+        let mut buf = [0u8; 16 * 1024];
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while !answer_complete(&raw) {
+            let read = tokio::time::timeout_at(deadline, stream.read(&mut buf))
+                .await
+                .expect("the server answers within 10 s")
+                .expect("read");
+            if read == 0 {
+                break;
+            }
+            raw.extend_from_slice(&buf[..read]);
+        }
+        parse_answer(&raw)
+    }
+}
+
+fn answer_complete(raw: &[u8]) -> bool {
+    let Some(split) = raw.windows(4).position(|w| w == b"\r\n\r\n") else {
+        return false;
+    };
+    let head = String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase();
+    let body = &raw[split + 4..];
+    if let Some(length) = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse::<usize>().ok())
+    {
+        return body.len() >= length;
+    }
+    if head.contains("transfer-encoding: chunked") {
+        return body.ends_with(b"0\r\n\r\n");
+    }
+    false
+}
+
+fn parse_answer(raw: &[u8]) -> RawAnswer {
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a complete head");
+    let head = String::from_utf8_lossy(&raw[..split]).to_string();
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|s| s.parse().ok())
+        .expect("a status line");
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_owned(), v.trim().to_owned()))
+        .collect();
+    let mut body = raw[split + 4..].to_vec();
+    let chunked = headers
+        .iter()
+        .any(|(n, v)| n.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
+    if chunked {
+        body = dechunk(&body);
+    }
+    RawAnswer {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn dechunk(mut data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(end) = data.windows(2).position(|w| w == b"\r\n") {
+        let size =
+            usize::from_str_radix(String::from_utf8_lossy(&data[..end]).trim(), 16).unwrap_or(0);
+        if size == 0 {
+            break;
+        }
+        out.extend_from_slice(&data[end + 2..end + 2 + size]);
+        data = &data[end + 2 + size + 2..];
+    }
+    out
+}

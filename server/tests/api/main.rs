@@ -1,6 +1,7 @@
 //! Integration tests: the real server on port 0, a fresh SQLite database per test.
 
 mod helpers;
+mod hostile_inputs;
 mod idempotent_create;
 mod notes_routes;
 mod offline_shell;
