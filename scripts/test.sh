@@ -17,6 +17,10 @@ cargo test --workspace --locked
 printf '\n==> Release build for the browser tests\n'
 scripts/build.sh
 
+printf '\n==> Chaos: 2,000 saves through a faulty proxy, then 2,000 more with 5 server crashes\n'
+cargo run --locked --quiet -p proof --bin chaos -- --intents 2000 --clients 64 --seed 7
+cargo run --locked --quiet -p proof --bin chaos -- --intents 2000 --clients 64 --kills 5 --seed 8
+
 printf '\n==> Browser tests (Playwright, headless Chromium)\n'
 (cd end2end && npx playwright test)
 

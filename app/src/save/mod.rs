@@ -4,6 +4,8 @@
 //! burst of attempts through any [`sender::Transport`] (browser fetch, or a native HTTP
 //! client in the integration tests).
 
+#[cfg(feature = "native-client")]
+pub mod http_transport;
 pub mod intent;
 pub mod lease;
 pub mod press;

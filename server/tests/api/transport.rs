@@ -1,63 +1,12 @@
-//! The client core's transport over a native HTTP client, and the faults the seed
-//! lessons inject: an answer lost after the server committed, a new key per attempt.
+//! The faults the seed lessons inject around the client's native transport: an answer lost after the server committed, a new key per attempt.
 
 use std::cell::{Cell, RefCell};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
-use app::api::{IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, NewNote, Note, Problem};
-use app::save::retry_policy::{AttemptOutcome, parse_retry_after};
+use app::api::NewNote;
+pub use app::save::http_transport::HttpTransport;
+use app::save::retry_policy::AttemptOutcome;
 use app::save::sender::{BurstHooks, Clock, Transport};
-
-/// `POST /api/notes` with reqwest, classified like the browser's fetch transport.
-pub struct HttpTransport {
-    pub client: reqwest::Client,
-    pub url: String,
-}
-
-impl Transport for HttpTransport {
-    async fn send(&self, key: &str, note: &NewNote) -> AttemptOutcome {
-        let response = match self
-            .client
-            .post(&self.url)
-            .header(IDEMPOTENCY_KEY_HEADER, key)
-            .json(note)
-            .send()
-            .await
-        {
-            Ok(response) => response,
-            Err(error) if error.is_timeout() => return AttemptOutcome::TimedOut,
-            Err(error) => {
-                return AttemptOutcome::Network {
-                    reason: error.to_string(),
-                };
-            }
-        };
-        let status = response.status().as_u16();
-        if response.status().is_success() {
-            let replayed = response
-                .headers()
-                .get(IDEMPOTENT_REPLAYED_HEADER)
-                .is_some_and(|v| v == "true");
-            return match response.json::<Note>().await {
-                Ok(note) => AttemptOutcome::Saved { note, replayed },
-                Err(error) => AttemptOutcome::Network {
-                    reason: error.to_string(),
-                },
-            };
-        }
-        let retry_after = response
-            .headers()
-            .get("retry-after")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| parse_retry_after(v, SystemTime::now()));
-        let problem = response.json::<Problem>().await.ok();
-        AttemptOutcome::Answered {
-            status,
-            retry_after,
-            problem,
-        }
-    }
-}
 
 /// Lets the server answer, then loses the first `lose` answers on the way back
 /// (the server committed; the client sees a network error). Records every key sent.

@@ -1,0 +1,206 @@
+//! The chaos driver: many clients save notes through a proxy that loses answers, resets
+//! connections and answers 503; in crash mode the server is SIGKILLed and restarted on
+//! the same database. At the end the database must hold every intent exactly once.
+//!
+//!     cargo run --release -p proof --bin chaos -- --intents 10000 --kills 20
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use app::save::retry_policy::RetryPolicy;
+use clap::Parser;
+use proof::fault_proxy::{FaultProxy, Faults, ProxyCounts};
+use proof::invariants::{self, Check};
+use proof::load::{self, LoadConfig, Progress};
+use proof::server_process::ServerProcess;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+#[derive(Parser, Debug)]
+#[command(
+    about = "Saves notes under injected faults and crashes, then checks exactly-once against the database"
+)]
+struct Args {
+    /// Concurrent virtual clients.
+    #[arg(long, default_value_t = 64)]
+    clients: usize,
+    /// Save intents in all.
+    #[arg(long, default_value_t = 10_000)]
+    intents: usize,
+    /// Share of answers lost after the server answered.
+    #[arg(long, default_value_t = 0.20)]
+    lose: f64,
+    /// Share of requests whose connection is reset before forwarding.
+    #[arg(long, default_value_t = 0.05)]
+    reset: f64,
+    /// Share of requests answered 503 with Retry-After without forwarding.
+    #[arg(long, default_value_t = 0.05)]
+    busy: f64,
+    /// The Retry-After of those 503s, in seconds.
+    #[arg(long, default_value_t = 1)]
+    retry_after_secs: u64,
+    /// Largest extra delay before forwarding, in milliseconds.
+    #[arg(long, default_value_t = 20)]
+    max_delay_ms: u64,
+    /// SIGKILLs of the server during the load (0: no crash mode).
+    #[arg(long, default_value_t = 0)]
+    kills: usize,
+    /// Seed for faults, kill moments and jitter.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Give up on unsaved intents after this many seconds.
+    #[arg(long, default_value_t = 900)]
+    deadline_secs: u64,
+    /// The release server binary.
+    #[arg(long, default_value = "target/release/server")]
+    server: PathBuf,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let dir = std::env::temp_dir().join(format!(
+        "oncenote-chaos-{}-{}",
+        std::process::id(),
+        args.seed
+    ));
+    std::fs::create_dir_all(&dir)?;
+    let database = dir.join("chaos.db");
+    let mut server = ServerProcess::new(&args.server, &database)?;
+    server.start().await?;
+
+    let faults = Faults {
+        lose_answer: args.lose,
+        reset: args.reset,
+        busy: args.busy,
+        retry_after_secs: args.retry_after_secs,
+        max_delay: Duration::from_millis(args.max_delay_ms),
+    };
+    let proxy = FaultProxy::start(server.base_url(), faults.clone(), args.seed).await?;
+    println!(
+        "chaos: {} intents, {} clients, faults lose={:.0}% reset={:.0}% busy={:.0}% delay≤{} ms, kills={}, seed={}",
+        args.intents,
+        args.clients,
+        args.lose * 100.0,
+        args.reset * 100.0,
+        args.busy * 100.0,
+        args.max_delay_ms,
+        args.kills,
+        args.seed
+    );
+
+    let progress = Arc::new(Progress::default());
+    let killer = tokio::spawn(kill_at_random_moments(
+        server,
+        database.clone(),
+        progress.clone(),
+        args.kills,
+        args.intents,
+        args.seed,
+    ));
+
+    let config = LoadConfig {
+        clients: args.clients,
+        intents: args.intents,
+        deadline: Duration::from_secs(args.deadline_secs),
+        seed: args.seed,
+        policy: RetryPolicy::default(),
+    };
+    let local = tokio::task::LocalSet::new();
+    let result = local
+        .run_until(load::run(&proxy.base_url(), &config, progress.clone()))
+        .await?;
+    let (mut server, kill_checks) = killer.await??;
+    server.kill()?;
+
+    let mut checks = invariants::check_all(&database, &result.records).await?;
+    checks.extend(kill_checks);
+
+    let c = &result.counts;
+    let p = &proxy.counts;
+    println!("\n── summary ─────────────────────────────────────────────");
+    println!("intents            {}", result.records.len());
+    println!(
+        "elapsed            {:.1} s ({:.0} intents/s)",
+        result.elapsed.as_secs_f64(),
+        result.records.len() as f64 / result.elapsed.as_secs_f64()
+    );
+    println!(
+        "attempts           {} ({:.2} per intent)",
+        c.attempts,
+        c.attempts as f64 / result.records.len().max(1) as f64
+    );
+    println!(
+        "bursts             {}",
+        result.records.iter().map(|r| r.bursts as u64).sum::<u64>()
+    );
+    println!(
+        "failed attempts    network {} · timeout {} · 503 {} · 409 in-use {} · other {:?}",
+        c.network_errors, c.timeouts, c.busy_503, c.in_use_409, c.other_answers
+    );
+    println!(
+        "saved              first answer {} · by replay {}",
+        c.saved_first_time, c.saved_by_replay
+    );
+    println!(
+        "proxy              forwarded {} · answers lost {} · resets {} · 503s {} · server down {}",
+        ProxyCounts::get(&p.forwarded),
+        ProxyCounts::get(&p.lost_answers),
+        ProxyCounts::get(&p.resets),
+        ProxyCounts::get(&p.busy),
+        ProxyCounts::get(&p.upstream_down)
+    );
+    println!("kills              {}", args.kills);
+    println!("── invariants ──────────────────────────────────────────");
+    for Check { name, held, detail } in &checks {
+        println!("{} {name}: {detail}", if *held { "ok  " } else { "FAIL" });
+    }
+    let failed = checks.iter().filter(|c| !c.held).count();
+    println!("{} passed, {} failed", checks.len() - failed, failed);
+    if failed == 0 {
+        let _ = std::fs::remove_dir_all(&dir);
+        Ok(())
+    } else {
+        eprintln!(
+            "chaos: invariants violated; the database is kept at {}",
+            database.display()
+        );
+        std::process::exit(1);
+    }
+}
+
+/// Kills the server `kills` times at random moments of the load (by progress), restarts
+/// it on the same database each time, and checks that every intent acknowledged before
+/// the kill is there exactly once.
+async fn kill_at_random_moments(
+    mut server: ServerProcess,
+    database: PathBuf,
+    progress: Arc<Progress>,
+    kills: usize,
+    intents: usize,
+    seed: u64,
+) -> anyhow::Result<(ServerProcess, Vec<Check>)> {
+    let mut rng = StdRng::seed_from_u64(seed ^ 0x6b696c6c);
+    let mut moments: Vec<usize> = (0..kills)
+        .map(|_| (rng.random_range(0.05..0.9) * intents as f64) as usize)
+        .collect();
+    moments.sort_unstable();
+    let mut checks = Vec::new();
+    for (n, moment) in moments.into_iter().enumerate() {
+        while progress.acked.load(Ordering::Relaxed) < moment {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        // Give in-flight requests a random slice of time to be mid-transaction.
+        tokio::time::sleep(Duration::from_millis(rng.random_range(0..30))).await;
+        let acknowledged = progress.acked_keys.lock().expect("not poisoned").clone();
+        server.kill()?;
+        tokio::time::sleep(Duration::from_millis(rng.random_range(20..250))).await;
+        server.start().await?;
+        let mut check = invariants::acknowledged_survived(&database, &acknowledged).await?;
+        check.name = format!("kill {}: {}", n + 1, check.name);
+        checks.push(check);
+    }
+    Ok((server, checks))
+}

@@ -1,0 +1,191 @@
+//! The exactly-once invariants, checked against the database file itself.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use sqlx::Connection;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteConnection};
+
+use crate::load::IntentRecord;
+
+/// One invariant and whether it held.
+#[derive(Clone, Debug)]
+pub struct Check {
+    pub name: String,
+    pub held: bool,
+    pub detail: String,
+}
+
+fn check(name: &str, held: bool, detail: String) -> Check {
+    Check {
+        name: name.to_owned(),
+        held,
+        detail,
+    }
+}
+
+/// Opens the database read-only (the server may be running).
+pub async fn open(database: &Path) -> anyhow::Result<SqliteConnection> {
+    let options = SqliteConnectOptions::new()
+        .filename(database)
+        .read_only(true);
+    Ok(SqliteConnection::connect_with(&options).await?)
+}
+
+/// How many notes carry each of `keys` (keys without a note are left out).
+pub async fn notes_per_key(conn: &mut SqliteConnection) -> anyhow::Result<HashMap<String, i64>> {
+    let rows: Vec<(String, i64)> =
+        sqlx::query_as("SELECT idempotency_key, COUNT(*) FROM notes GROUP BY idempotency_key")
+            .fetch_all(&mut *conn)
+            .await?;
+    Ok(rows.into_iter().collect())
+}
+
+/// Every acknowledged key exists exactly once (checked after each crash).
+pub async fn acknowledged_survived(database: &Path, keys: &[String]) -> anyhow::Result<Check> {
+    let mut conn = open(database).await?;
+    let counts = notes_per_key(&mut conn).await?;
+    let bad: Vec<&String> = keys.iter().filter(|k| counts.get(*k) != Some(&1)).collect();
+    Ok(check(
+        "acknowledged before the kill: stored exactly once",
+        bad.is_empty(),
+        format!("{}/{} keys", keys.len() - bad.len(), keys.len()),
+    ))
+}
+
+/// Every invariant of a finished run.
+pub async fn check_all(database: &Path, records: &[IntentRecord]) -> anyhow::Result<Vec<Check>> {
+    let mut conn = open(database).await?;
+    let mut checks = Vec::new();
+
+    let saved = records.iter().filter(|r| r.acked_note_id.is_some()).count();
+    let refused: Vec<&IntentRecord> = records.iter().filter(|r| r.refused.is_some()).collect();
+    checks.push(check(
+        "every intent eventually succeeded",
+        saved == records.len(),
+        format!(
+            "{saved}/{} saved, {} refused{}",
+            records.len(),
+            refused.len(),
+            refused
+                .first()
+                .and_then(|r| r.refused.as_ref())
+                .map(|w| format!(" (first: {w})"))
+                .unwrap_or_default()
+        ),
+    ));
+
+    let notes: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM notes")
+        .fetch_one(&mut conn)
+        .await?;
+    checks.push(check(
+        "notes == intents (no duplicate, no loss)",
+        notes == records.len() as i64,
+        format!("{notes} notes for {} intents", records.len()),
+    ));
+
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        idempotency_key: String,
+        id: String,
+        title: String,
+        body: String,
+        written_at: String,
+    }
+    let rows: Vec<Row> =
+        sqlx::query_as("SELECT idempotency_key, id, title, body, written_at FROM notes")
+            .fetch_all(&mut conn)
+            .await?;
+    let mut by_key: HashMap<&str, Vec<&Row>> = HashMap::new();
+    for row in &rows {
+        by_key
+            .entry(row.idempotency_key.as_str())
+            .or_default()
+            .push(row);
+    }
+    let duplicated = by_key.values().filter(|v| v.len() > 1).count();
+    let missing = records
+        .iter()
+        .filter(|r| !by_key.contains_key(r.key.as_str()))
+        .count();
+    let stray = by_key
+        .keys()
+        .filter(|k| !records.iter().any(|r| r.key == **k))
+        .count();
+    checks.push(check(
+        "each intent's key has exactly one note, and no note is a stranger",
+        duplicated == 0 && missing == 0 && stray == 0,
+        format!("{duplicated} keys with several notes, {missing} intents without a note, {stray} notes with unknown keys"),
+    ));
+
+    let mismatched = records
+        .iter()
+        .filter(|r| {
+            by_key
+                .get(r.key.as_str())
+                .and_then(|v| v.first())
+                .is_some_and(|row| {
+                    row.title != r.payload.title.trim()
+                        || row.body != r.payload.body
+                        || row.written_at != r.payload.written_at
+                })
+        })
+        .count();
+    checks.push(check(
+        "every note's content matches its intent",
+        mismatched == 0,
+        format!("{mismatched} mismatched"),
+    ));
+
+    let wrong_id = records
+        .iter()
+        .filter(|r| {
+            match (
+                &r.acked_note_id,
+                by_key.get(r.key.as_str()).and_then(|v| v.first()),
+            ) {
+                (Some(acked), Some(row)) => *acked != row.id,
+                _ => false,
+            }
+        })
+        .count();
+    checks.push(check(
+        "every client holds its note's id",
+        wrong_id == 0,
+        format!("{wrong_id} clients hold another id"),
+    ));
+
+    let orphan_keys: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM idempotency_keys k LEFT JOIN notes n ON n.id = k.note_id \
+         WHERE n.id IS NULL OR k.response_status IS NULL",
+    )
+    .fetch_one(&mut conn)
+    .await?;
+    checks.push(check(
+        "no idempotency row without its note",
+        orphan_keys == 0,
+        format!("{orphan_keys} rows"),
+    ));
+
+    let keyless_notes: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM notes n LEFT JOIN idempotency_keys k \
+         ON k.scope = n.scope AND k.idempotency_key = n.idempotency_key WHERE k.idempotency_key IS NULL",
+    )
+    .fetch_one(&mut conn)
+    .await?;
+    checks.push(check(
+        "no note without its key",
+        keyless_notes == 0,
+        format!("{keyless_notes} notes"),
+    ));
+
+    let integrity: String = sqlx::query_scalar("PRAGMA integrity_check")
+        .fetch_one(&mut conn)
+        .await?;
+    checks.push(check(
+        "PRAGMA integrity_check",
+        integrity == "ok",
+        integrity,
+    ));
+    Ok(checks)
+}

@@ -1,0 +1,9 @@
+//! Tools that make the exactly-once claim measurable: a fault-injecting proxy, the
+//! server as a child process that can be killed, the invariant checks run against the
+//! database itself, and the load driver that uses the client's own save core.
+
+pub mod fault_proxy;
+pub mod invariants;
+pub mod load;
+pub mod server_process;
+pub mod stats;

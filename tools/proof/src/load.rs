@@ -1,0 +1,245 @@
+//! Virtual clients that save notes through the client's own save core: each intent gets
+//! one key and is sent in bursts (the real retry policy, real sleeps) until it is saved,
+//! exactly as the page does — a new burst standing for a reload or "Retry now".
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use app::api::NewNote;
+use app::save::http_transport::HttpTransport;
+use app::save::intent::SaveIntent;
+use app::save::retry_policy::{AttemptOutcome, RetryPolicy};
+use app::save::sender::{BurstEnd, BurstEvent, BurstHooks, Clock, Sender};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// One intent and what became of it.
+#[derive(Clone, Debug)]
+pub struct IntentRecord {
+    pub key: String,
+    pub payload: NewNote,
+    /// The note id the client was given, once saved.
+    pub acked_note_id: Option<String>,
+    pub attempts: u32,
+    pub bursts: u32,
+    /// A permanent refusal: never expected for these valid notes.
+    pub refused: Option<String>,
+}
+
+/// How attempts ended, over the whole run.
+#[derive(Clone, Debug, Default)]
+pub struct OutcomeCounts {
+    pub attempts: u64,
+    pub saved_first_time: u64,
+    pub saved_by_replay: u64,
+    pub network_errors: u64,
+    pub timeouts: u64,
+    pub busy_503: u64,
+    pub in_use_409: u64,
+    pub other_answers: BTreeMap<u16, u64>,
+}
+
+impl OutcomeCounts {
+    fn count_failure(&mut self, outcome: &AttemptOutcome) {
+        match outcome {
+            AttemptOutcome::Network { .. } => self.network_errors += 1,
+            AttemptOutcome::TimedOut => self.timeouts += 1,
+            AttemptOutcome::Answered { status: 503, .. } => self.busy_503 += 1,
+            AttemptOutcome::Answered { status: 409, .. } => self.in_use_409 += 1,
+            AttemptOutcome::Answered { status, .. } => {
+                *self.other_answers.entry(*status).or_default() += 1
+            }
+            AttemptOutcome::Saved { .. } => {}
+        }
+    }
+
+    /// Attempts that were retried (every failed attempt but a burst's last).
+    pub fn retries(&self) -> u64 {
+        self.network_errors
+            + self.timeouts
+            + self.busy_503
+            + self.in_use_409
+            + self.other_answers.values().sum::<u64>()
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct LoadConfig {
+    pub clients: usize,
+    pub intents: usize,
+    pub deadline: Duration,
+    pub seed: u64,
+    pub policy: RetryPolicy,
+}
+
+pub struct LoadResult {
+    pub records: Vec<IntentRecord>,
+    pub counts: OutcomeCounts,
+    pub elapsed: Duration,
+}
+
+/// Progress shared with the kill scheduler (which runs on another thread).
+#[derive(Default)]
+pub struct Progress {
+    pub acked: AtomicUsize,
+    pub acked_keys: Mutex<Vec<String>>,
+}
+
+struct TokioClock;
+
+impl Clock for TokioClock {
+    async fn sleep(&self, delay: Duration) {
+        tokio::time::sleep(delay).await;
+    }
+}
+
+struct ClientHooks<'a> {
+    rng: &'a mut StdRng,
+    counts: &'a RefCell<OutcomeCounts>,
+    attempts: u32,
+}
+
+impl BurstHooks for ClientHooks<'_> {
+    fn jitter(&mut self) -> f64 {
+        self.rng.random_range(0.5..=1.0)
+    }
+
+    fn on_event(&mut self, event: BurstEvent) {
+        let mut counts = self.counts.borrow_mut();
+        match event {
+            BurstEvent::AttemptStarted { .. } => {
+                counts.attempts += 1;
+                self.attempts += 1;
+            }
+            BurstEvent::RetryScheduled { outcome, .. } => counts.count_failure(&outcome),
+        }
+    }
+}
+
+/// Runs `config.clients` clients over `config.intents` intents against `base_url`.
+/// Must run inside a `LocalSet` (the save core's futures stay on one thread, as in a
+/// browser).
+pub async fn run(
+    base_url: &str,
+    config: &LoadConfig,
+    progress: Arc<Progress>,
+) -> anyhow::Result<LoadResult> {
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(10))
+        .pool_max_idle_per_host(config.clients)
+        .build()?;
+    let transport = HttpTransport {
+        client,
+        url: format!("{base_url}/api/notes"),
+    };
+    let records: Rc<RefCell<Vec<IntentRecord>>> =
+        Rc::new(RefCell::new(Vec::with_capacity(config.intents)));
+    let counts = Rc::new(RefCell::new(OutcomeCounts::default()));
+    let started = Instant::now();
+    let deadline = started + config.deadline;
+
+    let mut clients = Vec::new();
+    for client_no in 0..config.clients {
+        let sender = Sender::new(transport.clone(), TokioClock, config.policy.clone());
+        let (records, counts, progress) = (records.clone(), counts.clone(), progress.clone());
+        let mine: Vec<usize> = (client_no..config.intents)
+            .step_by(config.clients)
+            .collect();
+        let seed = config.seed.wrapping_add(client_no as u64);
+        clients.push(tokio::task::spawn_local(async move {
+            let mut rng = StdRng::seed_from_u64(seed);
+            for n in mine {
+                let record =
+                    save_one(&sender, &mut rng, &counts, &progress, n, seed, deadline).await;
+                records.borrow_mut().push(record);
+            }
+        }));
+    }
+    for client in clients {
+        client.await?;
+    }
+    let records = records.borrow().clone();
+    let counts = counts.borrow().clone();
+    Ok(LoadResult {
+        records,
+        counts,
+        elapsed: started.elapsed(),
+    })
+}
+
+async fn save_one(
+    sender: &Sender<HttpTransport, TokioClock>,
+    rng: &mut StdRng,
+    counts: &RefCell<OutcomeCounts>,
+    progress: &Progress,
+    n: usize,
+    seed: u64,
+    deadline: Instant,
+) -> IntentRecord {
+    let written_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let words: String = (0..rng.random_range(3..40))
+        .map(|_| format!("w{} ", rng.random_range(0..10_000)))
+        .collect();
+    let intent = SaveIntent::new(
+        uuid::Uuid::new_v4().to_string(),
+        &format!("chaos note {n}"),
+        &format!("intent {n} of run {seed}: {words}"),
+        written_at,
+    );
+    let mut record = IntentRecord {
+        key: intent.key.clone(),
+        payload: intent.payload(),
+        acked_note_id: None,
+        attempts: 0,
+        bursts: 0,
+        refused: None,
+    };
+    while Instant::now() < deadline {
+        record.bursts += 1;
+        let mut hooks = ClientHooks {
+            rng: &mut *rng,
+            counts,
+            attempts: 0,
+        };
+        let end = sender.run_burst(&intent, &mut hooks).await;
+        record.attempts += hooks.attempts;
+        match end {
+            BurstEnd::Saved { note, replayed } => {
+                let mut counts = counts.borrow_mut();
+                if replayed {
+                    counts.saved_by_replay += 1;
+                } else {
+                    counts.saved_first_time += 1;
+                }
+                record.acked_note_id = Some(note.id);
+                progress
+                    .acked_keys
+                    .lock()
+                    .expect("not poisoned")
+                    .push(record.key.clone());
+                progress.acked.fetch_add(1, Ordering::Relaxed);
+                return record;
+            }
+            BurstEnd::Failed { problem } => {
+                record.refused = Some(format!(
+                    "{} {}: {}",
+                    problem.status,
+                    problem.slug(),
+                    problem.detail
+                ));
+                return record;
+            }
+            BurstEnd::Waiting { last } => {
+                counts.borrow_mut().count_failure(&last);
+                // What the page does on a reload or "Retry now": a new burst, same key.
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            BurstEnd::Offline => unreachable!("the virtual clients are always online"),
+        }
+    }
+    record
+}

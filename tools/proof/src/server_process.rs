@@ -1,0 +1,118 @@
+//! The release server as a child process on loopback: started, waited for, killed with
+//! SIGKILL (a crash), restarted on the same database.
+
+use std::net::{SocketAddr, TcpListener};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+
+pub struct ServerProcess {
+    binary: PathBuf,
+    pub addr: SocketAddr,
+    pub database_url: String,
+    extra_env: Vec<(String, String)>,
+    child: Option<Child>,
+}
+
+/// A free port on 127.0.0.1 (bound, then released for the child to take).
+pub fn free_port() -> anyhow::Result<u16> {
+    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+impl ServerProcess {
+    /// A server for `database` (a file path) on a free loopback port; not started yet.
+    pub fn new(binary: &Path, database: &Path) -> anyhow::Result<Self> {
+        if !binary.is_file() {
+            bail!(
+                "no server binary at {} (run scripts/build.sh first)",
+                binary.display()
+            );
+        }
+        Ok(Self {
+            binary: binary.to_owned(),
+            addr: SocketAddr::from(([127, 0, 0, 1], free_port()?)),
+            database_url: format!("sqlite://{}", database.display()),
+            extra_env: Vec::new(),
+            child: None,
+        })
+    }
+
+    pub fn env(mut self, name: &str, value: &str) -> Self {
+        self.extra_env.push((name.to_owned(), value.to_owned()));
+        self
+    }
+
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
+    /// Starts the server and waits (up to 30 s) until `/healthz` answers.
+    pub async fn start(&mut self) -> anyhow::Result<()> {
+        let child = Command::new(&self.binary)
+            .env("LEPTOS_SITE_ADDR", self.addr.to_string())
+            .env("DATABASE_URL", &self.database_url)
+            .env("RUST_LOG", "error")
+            .envs(self.extra_env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .with_context(|| format!("could not start {}", self.binary.display()))?;
+        self.child = Some(child);
+        let client = reqwest::Client::builder()
+            .timeout(Duration::from_secs(2))
+            .build()?;
+        let started = Instant::now();
+        loop {
+            if let Ok(response) = client
+                .get(format!("{}/healthz", self.base_url()))
+                .send()
+                .await
+                && response.status().is_success()
+            {
+                return Ok(());
+            }
+            if let Some(child) = self.child.as_mut()
+                && let Some(status) = child.try_wait()?
+            {
+                bail!("the server exited at start: {status}");
+            }
+            if started.elapsed() > Duration::from_secs(30) {
+                bail!("the server did not answer /healthz within 30 s");
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+
+    /// SIGKILL: no shutdown, no flush — a crash.
+    pub fn kill(&mut self) -> anyhow::Result<()> {
+        if let Some(mut child) = self.child.take() {
+            child.kill().context("could not kill the server")?;
+            child.wait()?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.kill();
+    }
+}
+
+impl ServerProcess {
+    /// The server's peak resident memory so far (VmHWM), in KiB, on Linux.
+    pub fn peak_memory_kib(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()?)).ok()?;
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+    }
+}
