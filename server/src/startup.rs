@@ -98,8 +98,11 @@ pub fn router(state: AppState) -> Router {
     let site_root = state.config.site_root.clone();
     let hashed = state.leptos_options.hash_files;
     let leptos_options = state.leptos_options.clone();
+    let api = notes_routes::router();
+    #[cfg(feature = "bench-plain-insert")]
+    let api = api.merge(crate::notes::plain_insert::router());
     Router::new()
-        .merge(notes_routes::router())
+        .merge(api)
         .route("/healthz", get(health::healthz))
         .route("/sw.js", get(offline::service_worker))
         .route("/api/{*rest}", any(error::not_found))

@@ -1,1 +1,287 @@
-fn main() {}
+//! The benchmark: figures side by side, each against a baseline measured in the same run.
+//!
+//!     scripts/bench.sh            (builds the benchmark server, then runs this)
+//!
+//! Prints a table and writes the same figures as JSON to bench-results/.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use proof::server_process::ServerProcess;
+use proof::stats::percentile;
+use serde::Serialize;
+use sqlx::Connection;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqliteSynchronous};
+use tokio::sync::Barrier;
+
+#[derive(Parser, Debug)]
+#[command(about = "Measures oncenote's save path against its baselines")]
+struct Args {
+    /// The server built with --features bench-plain-insert.
+    #[arg(long, default_value = "target/bench/release/server")]
+    server: PathBuf,
+    /// Seconds per throughput cell.
+    #[arg(long, default_value_t = 5)]
+    seconds: u64,
+    /// Where the built site is (for the wasm sizes).
+    #[arg(long, default_value = "target/site/pkg")]
+    pkg: PathBuf,
+    /// Folder for the JSON results.
+    #[arg(long, default_value = "bench-results")]
+    out: PathBuf,
+}
+
+#[derive(Serialize, Clone)]
+struct Cell {
+    mode: &'static str,
+    clients: usize,
+    requests: usize,
+    per_second: f64,
+    p50_ms: f64,
+    p99_ms: f64,
+}
+
+#[derive(Serialize)]
+struct Report {
+    at: String,
+    disk_commits_per_second: f64,
+    cells: Vec<Cell>,
+    create_vs_plain: Vec<(usize, f64)>,
+    replay_per_second: f64,
+    replay_vs_create_16: f64,
+    lone_p99_ms: f64,
+    same_key_128_p99_ms: f64,
+    same_key_128_vs_lone_p99: f64,
+    same_key_128_notes: i64,
+    wasm_bytes: u64,
+    wasm_gzip_bytes: u64,
+    wasm_brotli_bytes: u64,
+    server_peak_rss_kib: Option<u64>,
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn note_body(n: u64) -> String {
+    serde_json::json!({
+        "title": format!("bench note {n}"),
+        "body": "A short note, about the size people write: a line or two of text.",
+        "written_at": "2026-11-30T05:00:00.000Z"
+    })
+    .to_string()
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let dir = std::env::temp_dir().join(format!("oncenote-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+
+    println!("oncenote benchmark ({} s per cell; loopback; this machine: {} cores)", args.seconds, std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+    let disk = disk_commit_rate(&dir.join("disk.db"), Duration::from_secs(args.seconds)).await?;
+    println!("disk durable commits (WAL, synchronous=FULL, one row each): {disk:.0}/s — the ceiling");
+
+    let mut server = ServerProcess::new(&args.server, &dir.join("bench.db"))?;
+    server.start().await?;
+    let base = server.base_url();
+    let client = reqwest::Client::builder().pool_max_idle_per_host(256).timeout(Duration::from_secs(30)).build()?;
+    if client.post(format!("{base}/bench/plain-notes")).body(note_body(0)).send().await?.status() != 201 {
+        anyhow::bail!("{} lacks /bench/plain-notes: build it with --features bench-plain-insert", args.server.display());
+    }
+
+    let seconds = Duration::from_secs(args.seconds);
+    let mut cells = Vec::new();
+    println!("\n{:<12} {:>7} {:>9} {:>10} {:>9} {:>9}", "mode", "clients", "requests", "per second", "p50 ms", "p99 ms");
+    for clients in [1, 16, 64] {
+        for mode in ["plain", "idempotent"] {
+            let cell = throughput(&client, &base, mode, clients, seconds).await?;
+            println!("{:<12} {:>7} {:>9} {:>10.0} {:>9.2} {:>9.2}", cell.mode, cell.clients, cell.requests, cell.per_second, cell.p50_ms, cell.p99_ms);
+            cells.push(cell);
+        }
+    }
+    let rate = |mode: &str, clients: usize| cells.iter().find(|c| c.mode == mode && c.clients == clients).map(|c| c.per_second).unwrap_or(0.0);
+    let create_vs_plain: Vec<(usize, f64)> = [1, 16, 64].iter().map(|&c| (c, rate("idempotent", c) / rate("plain", c).max(f64::MIN_POSITIVE))).collect();
+
+    let replay = throughput(&client, &base, "replay", 16, seconds).await?;
+    println!("{:<12} {:>7} {:>9} {:>10.0} {:>9.2} {:>9.2}", replay.mode, replay.clients, replay.requests, replay.per_second, replay.p50_ms, replay.p99_ms);
+    let lone_p99 = cells.iter().find(|c| c.mode == "idempotent" && c.clients == 1).map(|c| c.p99_ms).unwrap_or(0.0);
+    let (same_key_p99, same_key_notes) = same_key_burst(&client, &base, 128, 5).await?;
+
+    let (raw, gzip, brotli) = wasm_sizes(&args.pkg)?;
+    let peak = server.peak_memory_kib();
+    server.kill()?;
+
+    let report = Report {
+        at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        disk_commits_per_second: disk,
+        create_vs_plain: create_vs_plain.clone(),
+        replay_per_second: replay.per_second,
+        replay_vs_create_16: replay.per_second / rate("idempotent", 16).max(f64::MIN_POSITIVE),
+        lone_p99_ms: lone_p99,
+        same_key_128_p99_ms: same_key_p99,
+        same_key_128_vs_lone_p99: same_key_p99 / lone_p99.max(f64::MIN_POSITIVE),
+        same_key_128_notes: same_key_notes,
+        wasm_bytes: raw,
+        wasm_gzip_bytes: gzip,
+        wasm_brotli_bytes: brotli,
+        server_peak_rss_kib: peak,
+        cells: cells.clone(),
+    };
+
+    let verdict = |met: bool| if met { "met" } else { "NOT met" };
+    println!("\n── against the targets ─────────────────────────────────");
+    for (clients, ratio) in &report.create_vs_plain {
+        println!("idempotent create / plain insert at {clients:>2} clients: {ratio:.2}× (target ≥ 0.9×: {})", verdict(*ratio >= 0.9));
+    }
+    println!("replay / create at 16 clients: {:.2}× (target ≥ 3×: {})", report.replay_vs_create_16, verdict(report.replay_vs_create_16 >= 3.0));
+    println!(
+        "128 requests with one key: p99 {:.2} ms vs a lone request's p99 {:.2} ms = {:.2}× (target ≤ 2×: {}); notes stored per key: {}",
+        report.same_key_128_p99_ms, report.lone_p99_ms, report.same_key_128_vs_lone_p99, verdict(report.same_key_128_vs_lone_p99 <= 2.0), report.same_key_128_notes
+    );
+    println!(
+        "wasm: {} B raw, {} B gzip, {} B brotli (target ≤ 250 KB brotli: {})",
+        report.wasm_bytes, report.wasm_gzip_bytes, report.wasm_brotli_bytes, verdict(report.wasm_brotli_bytes <= 250_000)
+    );
+    println!(
+        "durable commit ceiling {:.0}/s; idempotent create at 64 clients {:.0}/s = {:.0}% of it",
+        report.disk_commits_per_second,
+        rate("idempotent", 64),
+        100.0 * rate("idempotent", 64) / report.disk_commits_per_second.max(f64::MIN_POSITIVE)
+    );
+    println!("server peak memory: {} KiB", report.server_peak_rss_kib.map(|k| k.to_string()).unwrap_or_else(|| "unknown".into()));
+
+    std::fs::create_dir_all(&args.out)?;
+    let file = args.out.join(format!("bench-{}.json", report.at.replace(':', "-")));
+    std::fs::File::create(&file)?.write_all(serde_json::to_string_pretty(&report)?.as_bytes())?;
+    println!("\nfigures written to {}", file.display());
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
+
+/// Sequential single-row insert transactions with the server's durability settings.
+async fn disk_commit_rate(path: &Path, for_at_most: Duration) -> anyhow::Result<f64> {
+    let options = SqliteConnectOptions::new()
+        .filename(path)
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Full);
+    let mut conn = SqliteConnection::connect_with(&options).await?;
+    sqlx::query("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)").execute(&mut conn).await?;
+    let started = Instant::now();
+    let mut commits = 0u64;
+    while started.elapsed() < for_at_most && commits < 20_000 {
+        sqlx::query("INSERT INTO t (v) VALUES (?)").bind("a row of about the size of a note").execute(&mut conn).await?;
+        commits += 1;
+    }
+    Ok(commits as f64 / started.elapsed().as_secs_f64())
+}
+
+/// `clients` loops posting for `duration`: plain inserts, idempotent creates (a new key
+/// each), or replays (one key, already stored).
+async fn throughput(client: &reqwest::Client, base: &str, mode: &'static str, clients: usize, duration: Duration) -> anyhow::Result<Cell> {
+    let replay_key = uuid::Uuid::new_v4().to_string();
+    if mode == "replay" {
+        let first = client.post(format!("{base}/api/notes")).header("content-type", "application/json").header("idempotency-key", &replay_key).body(note_body(0)).send().await?;
+        anyhow::ensure!(first.status() == 201, "the note to replay was not created");
+    }
+    let deadline = Instant::now() + duration;
+    let started = Instant::now();
+    let mut workers = Vec::new();
+    for worker in 0..clients {
+        let (client, base, replay_key) = (client.clone(), base.to_owned(), replay_key.clone());
+        workers.push(tokio::spawn(async move {
+            let mut latencies = Vec::new();
+            let mut n = worker as u64 * 1_000_000;
+            while Instant::now() < deadline {
+                n += 1;
+                let request = match mode {
+                    "plain" => client.post(format!("{base}/bench/plain-notes")).body(note_body(n)),
+                    "replay" => client.post(format!("{base}/api/notes")).header("idempotency-key", &replay_key).body(note_body(0)),
+                    _ => client.post(format!("{base}/api/notes")).header("idempotency-key", uuid::Uuid::new_v4().to_string()).body(note_body(n)),
+                };
+                let sent = Instant::now();
+                let response = request.header("content-type", "application/json").send().await?;
+                let ok = response.status().is_success();
+                response.bytes().await?;
+                anyhow::ensure!(ok, "a {mode} request failed");
+                latencies.push(sent.elapsed());
+            }
+            Ok::<_, anyhow::Error>(latencies)
+        }));
+    }
+    let mut all = Vec::new();
+    for worker in workers {
+        all.extend(worker.await??);
+    }
+    let elapsed = started.elapsed();
+    Ok(Cell {
+        mode,
+        clients,
+        requests: all.len(),
+        per_second: all.len() as f64 / elapsed.as_secs_f64(),
+        p50_ms: ms(percentile(&mut all, 50.0)),
+        p99_ms: ms(percentile(&mut all, 99.0)),
+    })
+}
+
+/// `rounds` times, `n` requests with one new key released together; returns the p99
+/// latency over all of them and the most notes any of those keys produced.
+async fn same_key_burst(client: &reqwest::Client, base: &str, n: usize, rounds: usize) -> anyhow::Result<(f64, i64)> {
+    let mut latencies = Vec::new();
+    let mut most_notes = 0i64;
+    for round in 0..rounds {
+        let key = uuid::Uuid::new_v4().to_string();
+        let barrier = Arc::new(Barrier::new(n));
+        let mut requests = Vec::new();
+        for _ in 0..n {
+            let (client, base, key, barrier) = (client.clone(), base.to_owned(), key.clone(), barrier.clone());
+            requests.push(tokio::spawn(async move {
+                barrier.wait().await;
+                let sent = Instant::now();
+                let response = client
+                    .post(format!("{base}/api/notes"))
+                    .header("content-type", "application/json")
+                    .header("idempotency-key", &key)
+                    .body(note_body(round as u64))
+                    .send()
+                    .await?;
+                let status = response.status();
+                let body = response.bytes().await?;
+                Ok::<_, anyhow::Error>((sent.elapsed(), status.as_u16(), body))
+            }));
+        }
+        let mut bodies = Vec::new();
+        for request in requests {
+            let (latency, status, body) = request.await??;
+            anyhow::ensure!(status == 201, "a same-key request answered {status}");
+            latencies.push(latency);
+            bodies.push(body);
+        }
+        anyhow::ensure!(bodies.iter().all(|b| *b == bodies[0]), "same-key answers differ");
+        let page: serde_json::Value = client.get(format!("{base}/api/notes?limit=200")).send().await?.json().await?;
+        let id = serde_json::from_slice::<serde_json::Value>(&bodies[0])?["id"].clone();
+        let stored = page["notes"].as_array().map(|notes| notes.iter().filter(|n| n["id"] == id).count()).unwrap_or(0);
+        most_notes = most_notes.max(stored as i64);
+    }
+    Ok((ms(percentile(&mut latencies, 99.0)), most_notes))
+}
+
+/// The release wasm: raw, gzip -9 and brotli -11 sizes.
+fn wasm_sizes(pkg: &Path) -> anyhow::Result<(u64, u64, u64)> {
+    let wasm = std::fs::read_dir(pkg)?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "wasm"))
+        .ok_or_else(|| anyhow::anyhow!("no .wasm in {} (run scripts/build.sh)", pkg.display()))?;
+    let bytes = std::fs::read(&wasm)?;
+    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    gzip.write_all(&bytes)?;
+    let gzip = gzip.finish()?;
+    let mut brotli = Vec::new();
+    brotli::BrotliCompress(&mut bytes.as_slice(), &mut brotli, &brotli::enc::BrotliEncoderParams { quality: 11, ..Default::default() })?;
+    Ok((bytes.len() as u64, gzip.len() as u64, brotli.len() as u64))
+}
