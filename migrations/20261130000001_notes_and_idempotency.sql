@@ -26,13 +26,18 @@ CREATE TABLE idempotency_keys (
     scope TEXT NOT NULL,
     idempotency_key TEXT NOT NULL,
     request_fingerprint TEXT NOT NULL,
-    -- Set in the same transaction as the claim; a committed row always has them.
-    note_id TEXT REFERENCES notes (id) ON DELETE CASCADE,
-    response_status INTEGER,
-    response_body BLOB,
+    -- The answer is written with the claim itself; the note follows in the same
+    -- transaction, so the reference is checked at commit.
+    note_id TEXT NOT NULL REFERENCES notes (id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+    response_status INTEGER NOT NULL,
+    response_body BLOB NOT NULL,
     created_at TEXT NOT NULL,
     expires_at TEXT NOT NULL,
     PRIMARY KEY (scope, idempotency_key)
 );
 
 CREATE INDEX idempotency_keys_expires_at ON idempotency_keys (expires_at);
+
+-- The note's side of the reference: checking it at commit (and cascading a delete)
+-- looks rows up by note_id, which must not scan the table.
+CREATE INDEX idempotency_keys_note_id ON idempotency_keys (note_id);

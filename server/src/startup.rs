@@ -60,6 +60,7 @@ impl Application {
             config: Arc::new(config),
             leptos_options,
             shell,
+            key_gates: Arc::default(),
         };
         Ok(Self {
             listener,

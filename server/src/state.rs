@@ -7,6 +7,7 @@ use leptos::config::LeptosOptions;
 use sqlx::SqlitePool;
 
 use crate::config::Config;
+use crate::idempotency::KeyGates;
 use crate::offline::ShellBuild;
 
 #[derive(Clone)]
@@ -15,6 +16,7 @@ pub struct AppState {
     pub config: Arc<Config>,
     pub leptos_options: LeptosOptions,
     pub shell: Arc<ShellBuild>,
+    pub key_gates: Arc<KeyGates>,
 }
 
 impl FromRef<AppState> for LeptosOptions {

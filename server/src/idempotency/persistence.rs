@@ -1,6 +1,8 @@
-//! The idempotency table. A request first *claims* its key inside a write transaction;
-//! the handler does its writes in that same transaction; [`save_response`] stores the
-//! answer and commits. Claim, note and answer become visible together or not at all.
+//! The idempotency table. A request *claims* its key inside a write transaction, with
+//! the answer it is about to give already in the row; the handler inserts the note in
+//! that same transaction and commits. Claim, note and answer become visible together or
+//! not at all, and a committed answer never changes — so it can be replayed from a plain
+//! read, without the write lock.
 
 use std::time::Duration;
 
@@ -22,14 +24,47 @@ pub struct StoredResponse {
 /// What a request may do with its key.
 #[derive(Debug)]
 pub enum Claim {
-    /// The key is new and now ours: do the work in this transaction, then
-    /// [`save_response`].
+    /// The key is new and now ours, with our answer: insert the note in this
+    /// transaction, then [`commit`].
     Fresh(Transaction<'static, Sqlite>),
     /// The key already produced this answer for the same request: send it again.
     Replay(StoredResponse),
 }
 
-/// Claims `key` for a request with `fingerprint`.
+/// The committed answer for `key`, if any, read without the write lock. A key used
+/// with another request is [`ApiError::IdempotencyKeyReused`].
+pub async fn find_stored(
+    pool: &SqlitePool,
+    scope: &str,
+    key: &IdempotencyKey,
+    fingerprint: &Fingerprint,
+) -> Result<Option<StoredResponse>, ApiError> {
+    let row: Option<(String, i64, Vec<u8>, String)> = sqlx::query_as(
+        "SELECT request_fingerprint, response_status, response_body, note_id FROM idempotency_keys \
+         WHERE scope = ? AND idempotency_key = ?",
+    )
+    .bind(scope)
+    .bind(key.as_str())
+    .fetch_optional(pool)
+    .await?;
+    row.map(|row| stored_for(row, fingerprint)).transpose()
+}
+
+fn stored_for(
+    (stored_fingerprint, status, body, note_id): (String, i64, Vec<u8>, String),
+    fingerprint: &Fingerprint,
+) -> Result<StoredResponse, ApiError> {
+    if Fingerprint::from_stored(stored_fingerprint) != *fingerprint {
+        return Err(ApiError::IdempotencyKeyReused);
+    }
+    Ok(StoredResponse {
+        status: u16::try_from(status).map_err(|e| ApiError::Internal(e.into()))?,
+        body,
+        note_id,
+    })
+}
+
+/// Claims `key` for a request with `fingerprint`, storing `answer` with the claim.
 ///
 /// `BEGIN IMMEDIATE` takes SQLite's write lock before the claim, so a second request with
 /// the same key waits (up to the busy timeout) for the first to commit, then finds its
@@ -41,6 +76,7 @@ pub async fn try_claim(
     key: &IdempotencyKey,
     fingerprint: &Fingerprint,
     ttl: Duration,
+    answer: &StoredResponse,
 ) -> Result<Claim, ApiError> {
     let mut tx = pool
         .begin_with("BEGIN IMMEDIATE")
@@ -49,12 +85,16 @@ pub async fn try_claim(
     let now = timestamp::now();
     let expires_at = now + chrono::Duration::from_std(ttl).unwrap_or(chrono::Duration::days(1));
     let claimed = sqlx::query(
-        "INSERT INTO idempotency_keys (scope, idempotency_key, request_fingerprint, created_at, expires_at) \
-         VALUES (?, ?, ?, ?, ?) ON CONFLICT (scope, idempotency_key) DO NOTHING",
+        "INSERT INTO idempotency_keys (scope, idempotency_key, request_fingerprint, note_id, \
+         response_status, response_body, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) \
+         ON CONFLICT (scope, idempotency_key) DO NOTHING",
     )
     .bind(scope)
     .bind(key.as_str())
     .bind(fingerprint.as_str())
+    .bind(&answer.note_id)
+    .bind(i64::from(answer.status))
+    .bind(&answer.body)
     .bind(timestamp::format(now))
     .bind(timestamp::format(expires_at))
     .execute(&mut *tx)
@@ -65,13 +105,7 @@ pub async fn try_claim(
     if claimed {
         return Ok(Claim::Fresh(tx));
     }
-
-    let (stored_fingerprint, status, body, note_id): (
-        String,
-        Option<i64>,
-        Option<Vec<u8>>,
-        Option<String>,
-    ) = sqlx::query_as(
+    let row: (String, i64, Vec<u8>, String) = sqlx::query_as(
         "SELECT request_fingerprint, response_status, response_body, note_id FROM idempotency_keys \
          WHERE scope = ? AND idempotency_key = ?",
     )
@@ -80,40 +114,33 @@ pub async fn try_claim(
     .fetch_one(&mut *tx)
     .await?;
     tx.rollback().await?;
-
-    if Fingerprint::from_stored(stored_fingerprint) != *fingerprint {
-        return Err(ApiError::IdempotencyKeyReused);
-    }
-    match (status, body, note_id) {
-        (Some(status), Some(body), Some(note_id)) => Ok(Claim::Replay(StoredResponse {
-            status: u16::try_from(status).map_err(|e| ApiError::Internal(e.into()))?,
-            body,
-            note_id,
-        })),
-        // A committed claim always carries its answer (both are written in one
-        // transaction), so this only happens if the table was edited by hand.
-        _ => Err(ApiError::IdempotencyKeyInUse),
-    }
+    stored_for(row, fingerprint).map(Claim::Replay)
 }
 
-/// Stores the answer for a claimed key and commits the transaction.
-pub async fn save_response(
-    mut tx: Transaction<'static, Sqlite>,
+/// Replaces the answer stored with a claim (a late retry is answered with the note that
+/// already exists, not the one the claim expected to create).
+pub async fn replace_answer(
+    tx: &mut Transaction<'static, Sqlite>,
     scope: &str,
     key: &IdempotencyKey,
-    response: &StoredResponse,
+    answer: &StoredResponse,
 ) -> Result<(), ApiError> {
     sqlx::query(
         "UPDATE idempotency_keys SET note_id = ?, response_status = ?, response_body = ? \
          WHERE scope = ? AND idempotency_key = ?",
     )
-    .bind(&response.note_id)
-    .bind(i64::from(response.status))
-    .bind(&response.body)
+    .bind(&answer.note_id)
+    .bind(i64::from(answer.status))
+    .bind(&answer.body)
     .bind(scope)
     .bind(key.as_str())
-    .execute(&mut *tx)
+    .execute(&mut **tx)
     .await?;
+    Ok(())
+}
+
+/// Commits the claim and everything written with it.
+pub async fn commit(tx: Transaction<'static, Sqlite>) -> Result<(), ApiError> {
     tx.commit().await?;
     Ok(())
 }

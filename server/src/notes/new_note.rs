@@ -1,7 +1,7 @@
 //! A create request that passed every check, in the canonical form that is stored and
 //! fingerprinted.
 
-use app::api::{NOTES_PATH, NewNote, validate_draft};
+use app::api::{NOTES_PATH, NewNote, Note, validate_draft};
 
 use crate::error::ApiError;
 use crate::idempotency::Fingerprint;
@@ -31,6 +31,20 @@ impl ValidNewNote {
             body: request.body,
             written_at,
         })
+    }
+
+    /// The note this request creates: a new id, created now, version 1.
+    pub fn to_note(&self) -> Note {
+        let now = timestamp::format(timestamp::now());
+        Note {
+            id: uuid::Uuid::new_v4().to_string(),
+            title: self.title.clone(),
+            body: self.body.clone(),
+            written_at: self.written_at.clone(),
+            created_at: now.clone(),
+            updated_at: now,
+            version: 1,
+        }
     }
 
     /// The fingerprint of `POST /api/notes` with this payload.

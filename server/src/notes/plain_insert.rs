@@ -23,11 +23,20 @@ pub fn router() -> Router<AppState> {
 
 /// Parses and validates like the real route, then one INSERT in autocommit mode.
 async fn plain_insert(State(state): State<AppState>, body: Bytes) -> Result<Response, ApiError> {
-    let request: NewNote = serde_json::from_slice(&body).map_err(|e| ApiError::InvalidJson(e.to_string()))?;
+    let request: NewNote =
+        serde_json::from_slice(&body).map_err(|e| ApiError::InvalidJson(e.to_string()))?;
     let new_note = ValidNewNote::parse(request)?;
     // The notes table requires a unique key per note; a fresh one costs nothing here.
     let key = IdempotencyKey::parse(&uuid::Uuid::new_v4().to_string())?;
     let mut conn = state.pool.acquire().await?;
-    let note = store::insert(&mut conn, SHARED_SCOPE, &key, &new_note.fingerprint(), &new_note).await?;
+    let note = new_note.to_note();
+    store::insert(
+        &mut conn,
+        SHARED_SCOPE,
+        &key,
+        &new_note.fingerprint(),
+        &note,
+    )
+    .await?;
     Ok((StatusCode::CREATED, axum::Json(note)).into_response())
 }

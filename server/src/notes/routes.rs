@@ -14,7 +14,7 @@ use app::api::{IDEMPOTENT_REPLAYED_HEADER, NOTES_PATH, NewNote};
 use super::new_note::ValidNewNote;
 use super::store::{self, Cursor};
 use crate::error::ApiError;
-use crate::idempotency::{self, Claim, IdempotencyKey, SHARED_SCOPE, StoredResponse};
+use crate::idempotency::{self, Claim, IdempotencyKey, Pass, SHARED_SCOPE, StoredResponse};
 use crate::state::AppState;
 
 /// The largest request body accepted: the longest note with room for JSON escaping.
@@ -81,39 +81,62 @@ async fn create(
     let new_note = ValidNewNote::parse(request)?;
     let fingerprint = new_note.fingerprint();
 
-    let mut tx = match idempotency::try_claim(
-        &state.pool,
-        SHARED_SCOPE,
-        &key,
-        &fingerprint,
-        state.config.idempotency_ttl,
-    )
-    .await?
+    // A committed answer never changes: a retry is answered from a plain read.
+    if let Some(stored) =
+        idempotency::find_stored(&state.pool, SHARED_SCOPE, &key, &fingerprint).await?
     {
-        Claim::Replay(stored) => {
-            tracing::info!(note_id = %stored.note_id, status = stored.status, "replayed a stored answer");
-            return Ok(note_response(&stored, true));
+        return Ok(replay(stored));
+    }
+    // Requests with this key running right now: let the first finish, then read its answer.
+    let _pass = match state.key_gates.pass(key.as_str()).await {
+        Pass::Leader(held) => Some(held),
+        Pass::Follower => {
+            if let Some(stored) =
+                idempotency::find_stored(&state.pool, SHARED_SCOPE, &key, &fingerprint).await?
+            {
+                return Ok(replay(stored));
+            }
+            None
         }
-        Claim::Fresh(tx) => tx,
     };
 
-    // The idempotency row may have expired while the note (which carries its key) stays:
-    // a late retry gets the existing note, never a second one.
-    if let Some((existing, created_by)) = store::find_by_key(&mut tx, SHARED_SCOPE, &key).await? {
-        if created_by != fingerprint {
-            return Err(ApiError::IdempotencyKeyReused);
-        }
-        let stored = stored_answer(StatusCode::OK, &existing)?;
-        idempotency::save_response(tx, SHARED_SCOPE, &key, &stored).await?;
-        tracing::info!(note_id = %existing.id, "late retry after expiry: answered with the existing note");
-        return Ok(note_response(&stored, true));
+    let note = new_note.to_note();
+    let answer = stored_answer(StatusCode::CREATED, &note)?;
+    let ttl = state.config.idempotency_ttl;
+    let mut tx =
+        match idempotency::try_claim(&state.pool, SHARED_SCOPE, &key, &fingerprint, ttl, &answer)
+            .await?
+        {
+            Claim::Replay(stored) => return Ok(replay(stored)),
+            Claim::Fresh(tx) => tx,
+        };
+    if store::insert(&mut tx, SHARED_SCOPE, &key, &fingerprint, &note).await? {
+        idempotency::commit(tx).await?;
+        tracing::info!(note_id = %note.id, "note saved");
+        return Ok(note_response(&answer, false));
     }
 
-    let note = store::insert(&mut tx, SHARED_SCOPE, &key, &fingerprint, &new_note).await?;
-    let stored = stored_answer(StatusCode::CREATED, &note)?;
-    idempotency::save_response(tx, SHARED_SCOPE, &key, &stored).await?;
-    tracing::info!(note_id = %note.id, "note saved");
-    Ok(note_response(&stored, false))
+    // The idempotency row had expired while the note (which carries its key) stayed:
+    // a late retry gets the existing note, never a second one.
+    let Some((existing, created_by)) = store::find_by_key(&mut tx, SHARED_SCOPE, &key).await?
+    else {
+        return Err(ApiError::Internal(anyhow::anyhow!(
+            "the note insert conflicted but no note has the key"
+        )));
+    };
+    if created_by != fingerprint {
+        return Err(ApiError::IdempotencyKeyReused);
+    }
+    let late = stored_answer(StatusCode::OK, &existing)?;
+    idempotency::replace_answer(&mut tx, SHARED_SCOPE, &key, &late).await?;
+    idempotency::commit(tx).await?;
+    tracing::info!(note_id = %existing.id, "late retry after expiry: answered with the existing note");
+    Ok(note_response(&late, true))
+}
+
+fn replay(stored: StoredResponse) -> Response {
+    tracing::info!(note_id = %stored.note_id, status = stored.status, "replayed a stored answer");
+    note_response(&stored, true)
 }
 
 /// The body must be declared as JSON (`application/json`, with or without parameters).

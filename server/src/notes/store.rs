@@ -3,10 +3,8 @@
 use app::api::{Note, NotesPage};
 use sqlx::{SqliteConnection, SqlitePool};
 
-use super::new_note::ValidNewNote;
 use crate::error::ApiError;
 use crate::idempotency::{Fingerprint, IdempotencyKey};
-use crate::timestamp;
 
 #[derive(sqlx::FromRow)]
 struct NoteRow {
@@ -61,27 +59,19 @@ pub async fn find_by_key(
     }))
 }
 
-/// Inserts a new note carrying the key that created it.
+/// Inserts `note` carrying the key that created it. Returns false, writing nothing, if
+/// a note with this key already exists (a retry after its idempotency row expired).
 pub async fn insert(
     conn: &mut SqliteConnection,
     scope: &str,
     key: &IdempotencyKey,
     fingerprint: &Fingerprint,
-    new_note: &ValidNewNote,
-) -> Result<Note, sqlx::Error> {
-    let now = timestamp::format(timestamp::now());
-    let note = Note {
-        id: uuid::Uuid::new_v4().to_string(),
-        title: new_note.title.clone(),
-        body: new_note.body.clone(),
-        written_at: new_note.written_at.clone(),
-        created_at: now.clone(),
-        updated_at: now,
-        version: 1,
-    };
-    sqlx::query(
+    note: &Note,
+) -> Result<bool, sqlx::Error> {
+    let inserted = sqlx::query(
         "INSERT INTO notes (id, scope, idempotency_key, request_fingerprint, title, body, \
-         written_at, created_at, updated_at, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+         written_at, created_at, updated_at, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
+         ON CONFLICT (scope, idempotency_key) DO NOTHING",
     )
     .bind(&note.id)
     .bind(scope)
@@ -94,8 +84,9 @@ pub async fn insert(
     .bind(&note.updated_at)
     .bind(note.version)
     .execute(conn)
-    .await?;
-    Ok(note)
+    .await?
+    .rows_affected();
+    Ok(inserted == 1)
 }
 
 /// One note by id.

@@ -82,9 +82,10 @@ async fn thirty_two_concurrent_requests_with_one_key_store_one_note_and_get_iden
 async fn a_failure_inside_the_transaction_after_the_note_insert_leaves_nothing_and_the_retry_succeeds()
  {
     let app = spawn_app().await;
-    // The step after the note insert is storing the answer: make exactly that step fail.
+    // Fail the transaction right after the note row is inserted (the claim, with its
+    // answer, was written before it in the same transaction).
     sqlx::query(
-        "CREATE TRIGGER fail_storing_answer BEFORE UPDATE ON idempotency_keys \
+        "CREATE TRIGGER fail_storing_answer AFTER INSERT ON notes \
          BEGIN SELECT RAISE(ABORT, 'injected failure after the note insert'); END",
     )
     .execute(&app.pool)

@@ -81,34 +81,87 @@ async fn main() -> anyhow::Result<()> {
     let dir = std::env::temp_dir().join(format!("oncenote-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
 
-    println!("oncenote benchmark ({} s per cell; loopback; this machine: {} cores)", args.seconds, std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+    println!(
+        "oncenote benchmark ({} s per cell; loopback; this machine: {} cores)",
+        args.seconds,
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    );
     let disk = disk_commit_rate(&dir.join("disk.db"), Duration::from_secs(args.seconds)).await?;
-    println!("disk durable commits (WAL, synchronous=FULL, one row each): {disk:.0}/s — the ceiling");
+    println!(
+        "disk durable commits (WAL, synchronous=FULL, one row each): {disk:.0}/s — the ceiling"
+    );
 
     let mut server = ServerProcess::new(&args.server, &dir.join("bench.db"))?;
     server.start().await?;
     let base = server.base_url();
-    let client = reqwest::Client::builder().pool_max_idle_per_host(256).timeout(Duration::from_secs(30)).build()?;
-    if client.post(format!("{base}/bench/plain-notes")).body(note_body(0)).send().await?.status() != 201 {
-        anyhow::bail!("{} lacks /bench/plain-notes: build it with --features bench-plain-insert", args.server.display());
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(256)
+        .timeout(Duration::from_secs(30))
+        .build()?;
+    if client
+        .post(format!("{base}/bench/plain-notes"))
+        .body(note_body(0))
+        .send()
+        .await?
+        .status()
+        != 201
+    {
+        anyhow::bail!(
+            "{} lacks /bench/plain-notes: build it with --features bench-plain-insert",
+            args.server.display()
+        );
     }
 
     let seconds = Duration::from_secs(args.seconds);
     let mut cells = Vec::new();
-    println!("\n{:<12} {:>7} {:>9} {:>10} {:>9} {:>9}", "mode", "clients", "requests", "per second", "p50 ms", "p99 ms");
+    println!(
+        "\n{:<12} {:>7} {:>9} {:>10} {:>9} {:>9}",
+        "mode", "clients", "requests", "per second", "p50 ms", "p99 ms"
+    );
     for clients in [1, 16, 64] {
         for mode in ["plain", "idempotent"] {
             let cell = throughput(&client, &base, mode, clients, seconds).await?;
-            println!("{:<12} {:>7} {:>9} {:>10.0} {:>9.2} {:>9.2}", cell.mode, cell.clients, cell.requests, cell.per_second, cell.p50_ms, cell.p99_ms);
+            println!(
+                "{:<12} {:>7} {:>9} {:>10.0} {:>9.2} {:>9.2}",
+                cell.mode, cell.clients, cell.requests, cell.per_second, cell.p50_ms, cell.p99_ms
+            );
             cells.push(cell);
         }
     }
-    let rate = |mode: &str, clients: usize| cells.iter().find(|c| c.mode == mode && c.clients == clients).map(|c| c.per_second).unwrap_or(0.0);
-    let create_vs_plain: Vec<(usize, f64)> = [1, 16, 64].iter().map(|&c| (c, rate("idempotent", c) / rate("plain", c).max(f64::MIN_POSITIVE))).collect();
+    let rate = |mode: &str, clients: usize| {
+        cells
+            .iter()
+            .find(|c| c.mode == mode && c.clients == clients)
+            .map(|c| c.per_second)
+            .unwrap_or(0.0)
+    };
+    let create_vs_plain: Vec<(usize, f64)> = [1, 16, 64]
+        .iter()
+        .map(|&c| {
+            (
+                c,
+                rate("idempotent", c) / rate("plain", c).max(f64::MIN_POSITIVE),
+            )
+        })
+        .collect();
 
     let replay = throughput(&client, &base, "replay", 16, seconds).await?;
-    println!("{:<12} {:>7} {:>9} {:>10.0} {:>9.2} {:>9.2}", replay.mode, replay.clients, replay.requests, replay.per_second, replay.p50_ms, replay.p99_ms);
-    let lone_p99 = cells.iter().find(|c| c.mode == "idempotent" && c.clients == 1).map(|c| c.p99_ms).unwrap_or(0.0);
+    println!(
+        "{:<12} {:>7} {:>9} {:>10.0} {:>9.2} {:>9.2}",
+        replay.mode,
+        replay.clients,
+        replay.requests,
+        replay.per_second,
+        replay.p50_ms,
+        replay.p99_ms
+    );
+    let lone_p99 = cells
+        .iter()
+        .find(|c| c.mode == "idempotent" && c.clients == 1)
+        .map(|c| c.p99_ms)
+        .unwrap_or(0.0);
     let (same_key_p99, same_key_notes) = same_key_burst(&client, &base, 128, 5).await?;
 
     let (raw, gzip, brotli) = wasm_sizes(&args.pkg)?;
@@ -135,16 +188,30 @@ async fn main() -> anyhow::Result<()> {
     let verdict = |met: bool| if met { "met" } else { "NOT met" };
     println!("\n── against the targets ─────────────────────────────────");
     for (clients, ratio) in &report.create_vs_plain {
-        println!("idempotent create / plain insert at {clients:>2} clients: {ratio:.2}× (target ≥ 0.9×: {})", verdict(*ratio >= 0.9));
+        println!(
+            "idempotent create / plain insert at {clients:>2} clients: {ratio:.2}× (target ≥ 0.9×: {})",
+            verdict(*ratio >= 0.9)
+        );
     }
-    println!("replay / create at 16 clients: {:.2}× (target ≥ 3×: {})", report.replay_vs_create_16, verdict(report.replay_vs_create_16 >= 3.0));
+    println!(
+        "replay / create at 16 clients: {:.2}× (target ≥ 3×: {})",
+        report.replay_vs_create_16,
+        verdict(report.replay_vs_create_16 >= 3.0)
+    );
     println!(
         "128 requests with one key: p99 {:.2} ms vs a lone request's p99 {:.2} ms = {:.2}× (target ≤ 2×: {}); notes stored per key: {}",
-        report.same_key_128_p99_ms, report.lone_p99_ms, report.same_key_128_vs_lone_p99, verdict(report.same_key_128_vs_lone_p99 <= 2.0), report.same_key_128_notes
+        report.same_key_128_p99_ms,
+        report.lone_p99_ms,
+        report.same_key_128_vs_lone_p99,
+        verdict(report.same_key_128_vs_lone_p99 <= 2.0),
+        report.same_key_128_notes
     );
     println!(
         "wasm: {} B raw, {} B gzip, {} B brotli (target ≤ 250 KB brotli: {})",
-        report.wasm_bytes, report.wasm_gzip_bytes, report.wasm_brotli_bytes, verdict(report.wasm_brotli_bytes <= 250_000)
+        report.wasm_bytes,
+        report.wasm_gzip_bytes,
+        report.wasm_brotli_bytes,
+        verdict(report.wasm_brotli_bytes <= 250_000)
     );
     println!(
         "durable commit ceiling {:.0}/s; idempotent create at 64 clients {:.0}/s = {:.0}% of it",
@@ -152,10 +219,18 @@ async fn main() -> anyhow::Result<()> {
         rate("idempotent", 64),
         100.0 * rate("idempotent", 64) / report.disk_commits_per_second.max(f64::MIN_POSITIVE)
     );
-    println!("server peak memory: {} KiB", report.server_peak_rss_kib.map(|k| k.to_string()).unwrap_or_else(|| "unknown".into()));
+    println!(
+        "server peak memory: {} KiB",
+        report
+            .server_peak_rss_kib
+            .map(|k| k.to_string())
+            .unwrap_or_else(|| "unknown".into())
+    );
 
     std::fs::create_dir_all(&args.out)?;
-    let file = args.out.join(format!("bench-{}.json", report.at.replace(':', "-")));
+    let file = args
+        .out
+        .join(format!("bench-{}.json", report.at.replace(':', "-")));
     std::fs::File::create(&file)?.write_all(serde_json::to_string_pretty(&report)?.as_bytes())?;
     println!("\nfigures written to {}", file.display());
     let _ = std::fs::remove_dir_all(&dir);
@@ -170,11 +245,16 @@ async fn disk_commit_rate(path: &Path, for_at_most: Duration) -> anyhow::Result<
         .journal_mode(SqliteJournalMode::Wal)
         .synchronous(SqliteSynchronous::Full);
     let mut conn = SqliteConnection::connect_with(&options).await?;
-    sqlx::query("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)").execute(&mut conn).await?;
+    sqlx::query("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)")
+        .execute(&mut conn)
+        .await?;
     let started = Instant::now();
     let mut commits = 0u64;
     while started.elapsed() < for_at_most && commits < 20_000 {
-        sqlx::query("INSERT INTO t (v) VALUES (?)").bind("a row of about the size of a note").execute(&mut conn).await?;
+        sqlx::query("INSERT INTO t (v) VALUES (?)")
+            .bind("a row of about the size of a note")
+            .execute(&mut conn)
+            .await?;
         commits += 1;
     }
     Ok(commits as f64 / started.elapsed().as_secs_f64())
@@ -182,10 +262,22 @@ async fn disk_commit_rate(path: &Path, for_at_most: Duration) -> anyhow::Result<
 
 /// `clients` loops posting for `duration`: plain inserts, idempotent creates (a new key
 /// each), or replays (one key, already stored).
-async fn throughput(client: &reqwest::Client, base: &str, mode: &'static str, clients: usize, duration: Duration) -> anyhow::Result<Cell> {
+async fn throughput(
+    client: &reqwest::Client,
+    base: &str,
+    mode: &'static str,
+    clients: usize,
+    duration: Duration,
+) -> anyhow::Result<Cell> {
     let replay_key = uuid::Uuid::new_v4().to_string();
     if mode == "replay" {
-        let first = client.post(format!("{base}/api/notes")).header("content-type", "application/json").header("idempotency-key", &replay_key).body(note_body(0)).send().await?;
+        let first = client
+            .post(format!("{base}/api/notes"))
+            .header("content-type", "application/json")
+            .header("idempotency-key", &replay_key)
+            .body(note_body(0))
+            .send()
+            .await?;
         anyhow::ensure!(first.status() == 201, "the note to replay was not created");
     }
     let deadline = Instant::now() + duration;
@@ -199,12 +291,23 @@ async fn throughput(client: &reqwest::Client, base: &str, mode: &'static str, cl
             while Instant::now() < deadline {
                 n += 1;
                 let request = match mode {
-                    "plain" => client.post(format!("{base}/bench/plain-notes")).body(note_body(n)),
-                    "replay" => client.post(format!("{base}/api/notes")).header("idempotency-key", &replay_key).body(note_body(0)),
-                    _ => client.post(format!("{base}/api/notes")).header("idempotency-key", uuid::Uuid::new_v4().to_string()).body(note_body(n)),
+                    "plain" => client
+                        .post(format!("{base}/bench/plain-notes"))
+                        .body(note_body(n)),
+                    "replay" => client
+                        .post(format!("{base}/api/notes"))
+                        .header("idempotency-key", &replay_key)
+                        .body(note_body(0)),
+                    _ => client
+                        .post(format!("{base}/api/notes"))
+                        .header("idempotency-key", uuid::Uuid::new_v4().to_string())
+                        .body(note_body(n)),
                 };
                 let sent = Instant::now();
-                let response = request.header("content-type", "application/json").send().await?;
+                let response = request
+                    .header("content-type", "application/json")
+                    .send()
+                    .await?;
                 let ok = response.status().is_success();
                 response.bytes().await?;
                 anyhow::ensure!(ok, "a {mode} request failed");
@@ -230,7 +333,12 @@ async fn throughput(client: &reqwest::Client, base: &str, mode: &'static str, cl
 
 /// `rounds` times, `n` requests with one new key released together; returns the p99
 /// latency over all of them and the most notes any of those keys produced.
-async fn same_key_burst(client: &reqwest::Client, base: &str, n: usize, rounds: usize) -> anyhow::Result<(f64, i64)> {
+async fn same_key_burst(
+    client: &reqwest::Client,
+    base: &str,
+    n: usize,
+    rounds: usize,
+) -> anyhow::Result<(f64, i64)> {
     let mut latencies = Vec::new();
     let mut most_notes = 0i64;
     for round in 0..rounds {
@@ -238,7 +346,12 @@ async fn same_key_burst(client: &reqwest::Client, base: &str, n: usize, rounds: 
         let barrier = Arc::new(Barrier::new(n));
         let mut requests = Vec::new();
         for _ in 0..n {
-            let (client, base, key, barrier) = (client.clone(), base.to_owned(), key.clone(), barrier.clone());
+            let (client, base, key, barrier) = (
+                client.clone(),
+                base.to_owned(),
+                key.clone(),
+                barrier.clone(),
+            );
             requests.push(tokio::spawn(async move {
                 barrier.wait().await;
                 let sent = Instant::now();
@@ -261,10 +374,21 @@ async fn same_key_burst(client: &reqwest::Client, base: &str, n: usize, rounds: 
             latencies.push(latency);
             bodies.push(body);
         }
-        anyhow::ensure!(bodies.iter().all(|b| *b == bodies[0]), "same-key answers differ");
-        let page: serde_json::Value = client.get(format!("{base}/api/notes?limit=200")).send().await?.json().await?;
+        anyhow::ensure!(
+            bodies.iter().all(|b| *b == bodies[0]),
+            "same-key answers differ"
+        );
+        let page: serde_json::Value = client
+            .get(format!("{base}/api/notes?limit=200"))
+            .send()
+            .await?
+            .json()
+            .await?;
         let id = serde_json::from_slice::<serde_json::Value>(&bodies[0])?["id"].clone();
-        let stored = page["notes"].as_array().map(|notes| notes.iter().filter(|n| n["id"] == id).count()).unwrap_or(0);
+        let stored = page["notes"]
+            .as_array()
+            .map(|notes| notes.iter().filter(|n| n["id"] == id).count())
+            .unwrap_or(0);
         most_notes = most_notes.max(stored as i64);
     }
     Ok((ms(percentile(&mut latencies, 99.0)), most_notes))
@@ -282,6 +406,13 @@ fn wasm_sizes(pkg: &Path) -> anyhow::Result<(u64, u64, u64)> {
     gzip.write_all(&bytes)?;
     let gzip = gzip.finish()?;
     let mut brotli = Vec::new();
-    brotli::BrotliCompress(&mut bytes.as_slice(), &mut brotli, &brotli::enc::BrotliEncoderParams { quality: 11, ..Default::default() })?;
+    brotli::BrotliCompress(
+        &mut bytes.as_slice(),
+        &mut brotli,
+        &brotli::enc::BrotliEncoderParams {
+            quality: 11,
+            ..Default::default()
+        },
+    )?;
     Ok((bytes.len() as u64, gzip.len() as u64, brotli.len() as u64))
 }

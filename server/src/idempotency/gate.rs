@@ -1,0 +1,92 @@
+//! Requests with the same key that arrive together: the first (the leader) does the
+//! work; the others wait for it here instead of queueing one by one on the database
+//! write lock, then all read its stored answer at once. Correctness never depends on
+//! this — the database transaction alone gives exactly-once — it only keeps a burst of
+//! retries with one key as fast as a single request.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
+
+use tokio::sync::{OwnedRwLockWriteGuard, RwLock};
+
+/// Where this request stands among those with its key.
+pub enum Pass {
+    /// No other request with this key is running: go ahead (held until dropped).
+    Leader(OwnedRwLockWriteGuard<()>),
+    /// Another request with this key was running and has now finished.
+    Follower,
+}
+
+/// One gate per key in flight in this process.
+#[derive(Default)]
+pub struct KeyGates {
+    gates: Mutex<HashMap<String, Weak<RwLock<()>>>>,
+}
+
+/// Gates of finished keys are dropped once the map grows past this.
+const PRUNE_ABOVE: usize = 1024;
+
+impl KeyGates {
+    /// Waits for an earlier request with `key` to finish, if there is one.
+    pub async fn pass(&self, key: &str) -> Pass {
+        let running = {
+            let mut gates = self
+                .gates
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            if let Some(gate) = gates.get(key).and_then(Weak::upgrade) {
+                Some(gate)
+            } else {
+                let gate = Arc::new(RwLock::new(()));
+                let held = gate.clone().try_write_owned().expect("a new gate is free");
+                if gates.len() >= PRUNE_ABOVE {
+                    gates.retain(|_, gate| gate.strong_count() > 0);
+                }
+                gates.insert(key.to_owned(), Arc::downgrade(&gate));
+                return Pass::Leader(held);
+            }
+        };
+        if let Some(gate) = running {
+            drop(gate.read().await);
+        }
+        Pass::Follower
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_second_request_with_the_key_waits_until_the_first_is_done() {
+        let gates = Arc::new(KeyGates::default());
+        let Pass::Leader(held) = gates.pass("k").await else {
+            panic!("the first leads")
+        };
+        let follower = tokio::spawn({
+            let gates = gates.clone();
+            async move { matches!(gates.pass("k").await, Pass::Follower) }
+        });
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(
+            !follower.is_finished(),
+            "the follower waits while the leader works"
+        );
+        drop(held);
+        assert!(follower.await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn other_keys_and_later_requests_lead_on_their_own() {
+        let gates = KeyGates::default();
+        let first = gates.pass("a").await;
+        assert!(matches!(gates.pass("b").await, Pass::Leader(_)));
+        drop(first);
+        assert!(
+            matches!(gates.pass("a").await, Pass::Leader(_)),
+            "a finished key's gate is gone"
+        );
+    }
+}
