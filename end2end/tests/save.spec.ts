@@ -1,6 +1,21 @@
 import { randomUUID } from "node:crypto";
 import { test, expect, notesTitled } from "./fixtures";
 
+/** Answers a save with a problem document, as the server would. */
+async function fulfillProblem(
+  route: import("@playwright/test").Route,
+  status: number,
+  slug: string,
+  detail: string,
+  headers: Record<string, string> = {},
+) {
+  await route.fulfill({
+    status,
+    headers: { "content-type": "application/problem+json", ...headers },
+    body: JSON.stringify({ type: `/problems/${slug}`, title: "Refused", status, detail }),
+  });
+}
+
 // Holds every save for `ms` before it reaches the server, so presses land while the
 // first attempt is still in flight.
 async function slowSaves(page: import("@playwright/test").Page, ms: number) {
@@ -118,11 +133,7 @@ test("a 503 with Retry-After is retried no earlier than asked and stores one not
   await page.route("**/api/notes", async (route) => {
     if (route.request().method() !== "POST" || refused > 0) return route.continue();
     refused++;
-    await route.fulfill({
-      status: 503,
-      headers: { "retry-after": "2", "content-type": "application/problem+json" },
-      body: JSON.stringify({ type: "/problems/busy", title: "Service Unavailable", status: 503, detail: "busy" }),
-    });
+    await fulfillProblem(route, 503, "busy", "busy", { "retry-after": "2" });
   });
   await notes.goto();
   await notes.write(title);
@@ -146,16 +157,7 @@ test("a 422 is sent exactly once, shown as failed, and Discard removes it", asyn
   const title = unique("Refused");
   await page.route("**/api/notes", async (route) => {
     if (route.request().method() !== "POST") return route.continue();
-    await route.fulfill({
-      status: 422,
-      headers: { "content-type": "application/problem+json" },
-      body: JSON.stringify({
-        type: "/problems/validation-failed",
-        title: "Unprocessable Entity",
-        status: 422,
-        detail: "this note was refused by a test",
-      }),
-    });
+    await fulfillProblem(route, 422, "validation-failed", "this note was refused by a test");
   });
   await notes.goto();
   await notes.write(title);

@@ -81,6 +81,15 @@ impl TestApp {
         request.send().await.expect("the server answers")
     }
 
+    /// `GET path`.
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.client
+            .get(self.url(path))
+            .send()
+            .await
+            .expect("the server answers")
+    }
+
     pub async fn note_count(&self) -> i64 {
         sqlx::query_scalar("SELECT COUNT(*) FROM notes")
             .fetch_one(&self.pool)

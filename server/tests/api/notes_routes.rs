@@ -36,12 +36,7 @@ async fn the_list_pages_newest_first_through_every_note_once() {
 async fn bad_list_parameters_are_400_problems() {
     let app = spawn_app().await;
     for query in ["limit=0", "limit=201", "limit=ten", "cursor=forged"] {
-        let response = app
-            .client
-            .get(app.url(&format!("/api/notes?{query}")))
-            .send()
-            .await
-            .unwrap();
+        let response = app.get(&format!("/api/notes?{query}")).await;
         assert_eq!(response.status(), 400, "{query}");
         assert_eq!(problem_of(response).await.slug(), "invalid-query");
     }
@@ -57,22 +52,14 @@ async fn a_note_reads_back_by_id_and_an_unknown_id_is_404() {
         .await
         .unwrap();
     let fetched: Note = app
-        .client
-        .get(app.url(&format!("/api/notes/{}", created.id)))
-        .send()
+        .get(&format!("/api/notes/{}", created.id))
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();
     assert_eq!(fetched, created);
 
-    let missing = app
-        .client
-        .get(app.url("/api/notes/does-not-exist"))
-        .send()
-        .await
-        .unwrap();
+    let missing = app.get("/api/notes/does-not-exist").await;
     assert_eq!(missing.status(), 404);
     assert_eq!(problem_of(missing).await.slug(), "not-found");
 }
@@ -80,12 +67,7 @@ async fn a_note_reads_back_by_id_and_an_unknown_id_is_404() {
 #[tokio::test]
 async fn unknown_api_paths_and_methods_answer_with_problems() {
     let app = spawn_app().await;
-    let unknown = app
-        .client
-        .get(app.url("/api/nothing-here"))
-        .send()
-        .await
-        .unwrap();
+    let unknown = app.get("/api/nothing-here").await;
     assert_eq!(unknown.status(), 404);
     assert_eq!(problem_of(unknown).await.slug(), "not-found");
     let delete = app
@@ -101,7 +83,7 @@ async fn unknown_api_paths_and_methods_answer_with_problems() {
 #[tokio::test]
 async fn healthz_is_200_while_the_database_answers() {
     let app = spawn_app().await;
-    let response = app.client.get(app.url("/healthz")).send().await.unwrap();
+    let response = app.get("/healthz").await;
     assert_eq!(response.status(), 200);
 }
 
@@ -110,15 +92,7 @@ async fn the_page_renders_saved_notes_on_the_server_escaped() {
     let app = spawn_app().await;
     app.post_note(Some("k"), &note_json("<script>alert(1)</script> Groceries"))
         .await;
-    let html = app
-        .client
-        .get(app.url("/"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = app.get("/").await.text().await.unwrap();
     assert!(
         html.contains("&lt;script&gt;alert(1)&lt;/script&gt; Groceries"),
         "{html}"

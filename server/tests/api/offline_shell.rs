@@ -5,7 +5,7 @@ use crate::helpers::spawn_app_with;
 #[tokio::test]
 async fn the_service_worker_names_its_cache_after_the_build_and_is_never_http_cached() {
     let app = spawn_app_with(|config| config.build_id = Some("build-42".into())).await;
-    let response = app.client.get(app.url("/sw.js")).send().await.unwrap();
+    let response = app.get("/sw.js").await;
     assert_eq!(response.status(), 200);
     assert_eq!(response.headers()["cache-control"], "no-cache");
     assert!(
