@@ -255,3 +255,34 @@ test("a note whose title and body are script payloads renders as text and runs n
   expect(await page.locator("img[src=x], svg[onload]").count()).toBe(0);
   expect(dialogs).toEqual([]);
 });
+
+test("a burst stops after five attempts, waits visibly, and Retry now sends the same key again", async ({
+  page,
+  notes,
+  requests,
+  request,
+  unique,
+}) => {
+  const title = unique("Burst cap");
+  const refuse = async (route: import("@playwright/test").Route) =>
+    route.request().method() === "POST" ? route.abort("connectionrefused") : route.continue();
+  await page.route("**/api/notes", refuse);
+  await notes.goto();
+  await notes.write(title);
+  await notes.saveButton.click();
+
+  const item = notes.unsavedTitled(title);
+  // Backoff before retries 2–5 is at most 0.5 + 1 + 2 + 4 s.
+  await expect(item.getByRole("button", { name: "Retry now" })).toBeVisible({ timeout: 20_000 });
+  await expect(item).toContainText("waiting");
+  expect(requests.sent).toHaveLength(5);
+  await page.waitForTimeout(1_500);
+  expect(requests.sent).toHaveLength(5); // nothing more until something starts a new burst
+
+  await page.unroute("**/api/notes", refuse);
+  await item.getByRole("button", { name: "Retry now" }).click();
+  await expect(notes.savedTitled(title)).toHaveCount(1);
+  expect(requests.sent).toHaveLength(6);
+  expect(new Set(requests.keys()).size).toBe(1);
+  expect(await notesTitled(request, title)).toHaveLength(1);
+});

@@ -139,8 +139,9 @@ fn problem_of(outcome: &AttemptOutcome) -> Problem {
 pub fn describe(outcome: &AttemptOutcome) -> String {
     match outcome {
         AttemptOutcome::Saved { .. } => "saved".into(),
-        AttemptOutcome::Network { reason } => format!("no answer ({reason})"),
-        AttemptOutcome::TimedOut => "no answer in time".into(),
+        // The browser's own words ("TypeError: Failed to fetch") help nobody.
+        AttemptOutcome::Network { .. } => "the server could not be reached".into(),
+        AttemptOutcome::TimedOut => "the server did not answer in time".into(),
         AttemptOutcome::Answered {
             status,
             problem: Some(p),

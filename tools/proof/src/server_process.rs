@@ -12,7 +12,6 @@ pub struct ServerProcess {
     binary: PathBuf,
     pub addr: SocketAddr,
     pub database_url: String,
-    extra_env: Vec<(String, String)>,
     child: Option<Child>,
 }
 
@@ -34,14 +33,8 @@ impl ServerProcess {
             binary: binary.to_owned(),
             addr: SocketAddr::from(([127, 0, 0, 1], free_port()?)),
             database_url: format!("sqlite://{}", database.display()),
-            extra_env: Vec::new(),
             child: None,
         })
-    }
-
-    pub fn env(mut self, name: &str, value: &str) -> Self {
-        self.extra_env.push((name.to_owned(), value.to_owned()));
-        self
     }
 
     pub fn base_url(&self) -> String {
@@ -58,7 +51,6 @@ impl ServerProcess {
             .env("LEPTOS_SITE_ADDR", self.addr.to_string())
             .env("DATABASE_URL", &self.database_url)
             .env("RUST_LOG", "error")
-            .envs(self.extra_env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
