@@ -69,6 +69,12 @@ export class NotesPage {
     await this.body.fill(body);
   }
 
+  /** Writes a note and presses Save once. */
+  async save(title: string, body?: string) {
+    await this.write(title, body);
+    await this.saveButton.click();
+  }
+
   /** The intents waiting in localStorage. */
   async storedIntents(): Promise<Array<{ key: string; title: string; written_at: string; state: { kind: string } }>> {
     return this.page.evaluate(() =>

@@ -23,8 +23,7 @@ test("notes saved offline survive an offline reload and reach the server once ea
 
     const titles = [1, 2, 3].map((i) => unique(`Offline ${i}`));
     for (const title of titles) {
-      await notes.write(title);
-      await notes.saveButton.click();
+      await notes.save(title);
       await expect(notes.unsavedTitled(title)).toBeVisible();
     }
     expect(requests.sent).toHaveLength(0); // no attempt is spent offline
@@ -71,8 +70,7 @@ test("two tabs with pending notes send every note once and never the same key at
   const titles = ["Tab one A", "Tab one B", "Tab two A", "Tab two B"].map(unique);
   for (const [i, title] of titles.entries()) {
     const tab = tabs[i < 2 ? 0 : 1];
-    await tab.notes.write(title);
-    await tab.notes.saveButton.click();
+    await tab.notes.save(title);
   }
   // Each tab sees the other's pending notes (one shared queue).
   for (const tab of tabs) await expect(tab.notes.unsaved).toHaveCount(4);
@@ -124,8 +122,7 @@ test("a new build replaces the cached shell and the page still hydrates", async 
 
     await notes.reload();
     const title = unique("After the update");
-    await notes.write(title);
-    await notes.saveButton.click();
+    await notes.save(title);
     await expect(notes.savedTitled(title)).toHaveCount(1);
     expect(await notesTitled(request, title, server.url)).toHaveLength(1);
   } finally {
@@ -143,8 +140,7 @@ test("the unsaved count and the close warning show while a note is pending and g
   await notes.goto();
   await expect(notes.statusLine).toContainText("Online · every note is saved");
   await context.setOffline(true);
-  await notes.write(title);
-  await notes.saveButton.click();
+  await notes.save(title);
   await expect(notes.statusLine).toContainText("Offline · 1 not yet saved");
 
   const dialogs: string[] = [];

@@ -16,6 +16,19 @@ async function fulfillProblem(
   });
 }
 
+/** Handles the first save request with `act`; every other request goes through. */
+async function onFirstSave(
+  page: import("@playwright/test").Page,
+  act: (route: import("@playwright/test").Route) => Promise<void>,
+) {
+  let handled = false;
+  await page.route("**/api/notes", async (route) => {
+    if (route.request().method() !== "POST" || handled) return route.continue();
+    handled = true;
+    await act(route);
+  });
+}
+
 // Holds every save for `ms` before it reaches the server, so presses land while the
 // first attempt is still in flight.
 async function slowSaves(page: import("@playwright/test").Page, ms: number) {
@@ -43,8 +56,7 @@ test("rapid clicks plus Enter store one note", async ({ page, notes, requests, r
   const title = unique("Rapid presses");
   await slowSaves(page, 800);
   await notes.goto();
-  await notes.write(title);
-  await notes.saveButton.click();
+  await notes.save(title);
   await notes.saveButton.click();
   await notes.title.press("Enter");
   await notes.saveButton.click();
@@ -64,16 +76,12 @@ test("an answer lost after the commit is retried with the same key and shown as 
   unique,
 }) => {
   const title = unique("Lost answer");
-  let lost = 0;
-  await page.route("**/api/notes", async (route) => {
-    if (route.request().method() !== "POST" || lost > 0) return route.continue();
-    lost++;
+  await onFirstSave(page, async (route) => {
     await route.fetch(); // the server commits the note...
     await route.abort("failed"); // ...and the answer never reaches the page
   });
   await notes.goto();
-  await notes.write(title);
-  await notes.saveButton.click();
+  await notes.save(title);
 
   await expect(notes.savedTitled(title)).toHaveCount(1);
   await expect(notes.unsaved).toHaveCount(0);
@@ -96,8 +104,7 @@ test("a save made while the server is unreachable survives a reload and is sent 
     route.request().method() === "POST" ? route.abort("connectionrefused") : route.continue();
   await page.route("**/api/notes", refuse);
   await notes.goto();
-  await notes.write(title);
-  await notes.saveButton.click();
+  await notes.save(title);
 
   await expect(notes.unsavedTitled(title)).toBeVisible();
   const [stored] = await notes.storedIntents();
@@ -129,15 +136,9 @@ test("a 503 with Retry-After is retried no earlier than asked and stores one not
   unique,
 }) => {
   const title = unique("Busy server");
-  let refused = 0;
-  await page.route("**/api/notes", async (route) => {
-    if (route.request().method() !== "POST" || refused > 0) return route.continue();
-    refused++;
-    await fulfillProblem(route, 503, "busy", "busy", { "retry-after": "2" });
-  });
+  await onFirstSave(page, (route) => fulfillProblem(route, 503, "busy", "busy", { "retry-after": "2" }));
   await notes.goto();
-  await notes.write(title);
-  await notes.saveButton.click();
+  await notes.save(title);
 
   await expect(notes.unsavedTitled(title)).toContainText("retrying in");
   await expect(notes.savedTitled(title)).toHaveCount(1);
@@ -160,8 +161,7 @@ test("a 422 is sent exactly once, shown as failed, and Discard removes it", asyn
     await fulfillProblem(route, 422, "validation-failed", "this note was refused by a test");
   });
   await notes.goto();
-  await notes.write(title);
-  await notes.saveButton.click();
+  await notes.save(title);
 
   const item = notes.unsavedTitled(title);
   await expect(item).toContainText("failed: this note was refused by a test");
@@ -183,13 +183,11 @@ test("a 422 is sent exactly once, shown as failed, and Discard removes it", asyn
 test("two deliberate saves of identical content store two notes", async ({ notes, requests, request, unique }) => {
   const title = unique("Twice on purpose");
   await notes.goto();
-  await notes.write(title, "same body");
-  await notes.saveButton.click();
+  await notes.save(title, "same body");
   await expect(notes.savedTitled(title)).toHaveCount(1);
   await expect(notes.title).toHaveValue("");
 
-  await notes.write(title, "same body");
-  await notes.saveButton.click();
+  await notes.save(title, "same body");
   await expect(notes.savedTitled(title)).toHaveCount(2);
 
   const onServer = await notesTitled(request, title);
@@ -200,8 +198,7 @@ test("two deliberate saves of identical content store two notes", async ({ notes
 
 test("an invalid draft is explained and never sent", async ({ notes, requests }) => {
   await notes.goto();
-  await notes.write("   ", "body without a title");
-  await notes.saveButton.click();
+  await notes.save("   ", "body without a title");
   await expect(notes.page.getByRole("alert")).toContainText("the title is empty");
   expect(requests.sent).toHaveLength(0);
   expect(await notes.storedIntents()).toHaveLength(0);
@@ -247,8 +244,7 @@ test("a note whose title and body are script payloads renders as text and runs n
   await notes.goto();
   await expect(notes.savedTitled(title)).toContainText(body);
   // A note saved from the page itself is shown the same way.
-  await notes.write(`${title} typed`, body);
-  await notes.saveButton.click();
+  await notes.save(`${title} typed`, body);
   await expect(notes.savedTitled(`${title} typed`)).toHaveCount(1);
 
   expect(await page.evaluate((m) => (window as unknown as Record<string, unknown>)[m], marker)).toBeUndefined();
@@ -268,8 +264,7 @@ test("a burst stops after five attempts, waits visibly, and Retry now sends the 
     route.request().method() === "POST" ? route.abort("connectionrefused") : route.continue();
   await page.route("**/api/notes", refuse);
   await notes.goto();
-  await notes.write(title);
-  await notes.saveButton.click();
+  await notes.save(title);
 
   const item = notes.unsavedTitled(title);
   // Backoff before retries 2–5 is at most 0.5 + 1 + 2 + 4 s.
