@@ -29,6 +29,14 @@ async function onFirstSave(
   });
 }
 
+/** Makes the server unreachable for saves; returns what brings it back. */
+async function refuseSaves(page: import("@playwright/test").Page): Promise<() => Promise<void>> {
+  const refuse = async (route: import("@playwright/test").Route) =>
+    route.request().method() === "POST" ? route.abort("connectionrefused") : route.continue();
+  await page.route("**/api/notes", refuse);
+  return () => page.unroute("**/api/notes", refuse);
+}
+
 // Holds every save for `ms` before it reaches the server, so presses land while the
 // first attempt is still in flight.
 async function slowSaves(page: import("@playwright/test").Page, ms: number) {
@@ -100,9 +108,7 @@ test("a save made while the server is unreachable survives a reload and is sent 
   unique,
 }) => {
   const title = unique("Unreachable");
-  const refuse = async (route: import("@playwright/test").Route) =>
-    route.request().method() === "POST" ? route.abort("connectionrefused") : route.continue();
-  await page.route("**/api/notes", refuse);
+  const serverBack = await refuseSaves(page);
   await notes.goto();
   await notes.save(title);
 
@@ -117,7 +123,7 @@ test("a save made while the server is unreachable survives a reload and is sent 
   expect((await notes.storedIntents()).map((i) => i.key)).toEqual([key]);
 
   // The network comes back.
-  await page.unroute("**/api/notes", refuse);
+  await serverBack();
   await context.setOffline(true);
   await context.setOffline(false);
 
@@ -260,9 +266,7 @@ test("a burst stops after five attempts, waits visibly, and Retry now sends the 
   unique,
 }) => {
   const title = unique("Burst cap");
-  const refuse = async (route: import("@playwright/test").Route) =>
-    route.request().method() === "POST" ? route.abort("connectionrefused") : route.continue();
-  await page.route("**/api/notes", refuse);
+  const serverBack = await refuseSaves(page);
   await notes.goto();
   await notes.save(title);
 
@@ -274,7 +278,7 @@ test("a burst stops after five attempts, waits visibly, and Retry now sends the 
   await page.waitForTimeout(1_500);
   expect(requests.sent).toHaveLength(5); // nothing more until something starts a new burst
 
-  await page.unroute("**/api/notes", refuse);
+  await serverBack();
   await item.getByRole("button", { name: "Retry now" }).click();
   await expect(notes.savedTitled(title)).toHaveCount(1);
   expect(requests.sent).toHaveLength(6);
