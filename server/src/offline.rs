@@ -80,8 +80,9 @@ impl ShellBuild {
     }
 }
 
-/// Where leptos looks for the hash file too: beside the running binary.
-fn hash_file() -> Option<PathBuf> {
+/// Where cargo-leptos writes the asset hashes and leptos reads them: beside the running
+/// binary.
+pub fn hash_file() -> Option<PathBuf> {
     let exe = std::env::current_exe().ok()?;
     Some(exe.parent().unwrap_or(Path::new(".")).join("hash.txt"))
 }

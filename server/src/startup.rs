@@ -51,7 +51,7 @@ impl Application {
             .site_addr(listener.local_addr()?)
             // The asset names carry content hashes (see hash-files in Cargo.toml) when
             // the binary has cargo-leptos's hash.txt beside it.
-            .hash_files(hash_file_beside_binary())
+            .hash_files(offline::hash_file().is_some_and(|path| path.is_file()))
             .build();
         sweeper::spawn(pool.clone(), config.sweep_interval);
         let shell = Arc::new(ShellBuild::detect(OUTPUT_NAME, config.build_id.clone()));
@@ -133,14 +133,6 @@ fn recent_notes(pool: SqlitePool) -> RecentNotes {
                 })
         }
     })
-}
-
-/// Whether cargo-leptos's `hash.txt` sits beside the running binary.
-fn hash_file_beside_binary() -> bool {
-    std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.parent().map(|dir| dir.join("hash.txt").is_file()))
-        .unwrap_or(false)
 }
 
 /// The wasm, JS and CSS. Their names carry content hashes when `hashed`, so browsers may
