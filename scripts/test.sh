@@ -10,6 +10,7 @@ scripts/setup.sh --test
 printf '\n==> Format and lints\n'
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
+cargo clippy -p app --features hydrate --target wasm32-unknown-unknown --locked -- -D warnings
 
 printf '\n==> Rust tests\n'
 cargo test --workspace --locked
@@ -17,8 +18,8 @@ cargo test --workspace --locked
 printf '\n==> Release build for the browser tests\n'
 scripts/build.sh
 
-printf '\n==> Chaos: 2,000 saves through a faulty proxy, then 2,000 more with 5 server crashes\n'
-cargo run --locked --quiet -p proof --bin chaos -- --intents 2000 --clients 64 --seed 7
+printf '\n==> Chaos: 2,000 saves through a faulty proxy (keys expiring under load, some sent by\n    several senders at once), then 2,000 more with 5 server crashes\n'
+cargo run --locked --quiet -p proof --bin chaos -- --intents 2000 --clients 64 --ttl-secs 1 --seed 7
 cargo run --locked --quiet -p proof --bin chaos -- --intents 2000 --clients 64 --kills 5 --seed 8
 
 printf '\n==> Browser tests (Playwright, headless Chromium)\n'

@@ -14,10 +14,20 @@ pub const IDEMPOTENT_REPLAYED_HEADER: &str = "Idempotent-Replayed";
 pub const TITLE_MAX_CHARS: usize = 200;
 /// Longest body, in characters.
 pub const BODY_MAX_CHARS: usize = 100_000;
+/// The largest request body the server reads. It fits the largest valid note in any
+/// script and any JSON encoding: every character of title and body at its most expensive
+/// (a character outside the Basic Multilingual Plane written as two `\uXXXX` escapes,
+/// 12 bytes), plus room for the field names and the other fields.
+pub const MAX_REQUEST_BYTES: usize = (TITLE_MAX_CHARS + BODY_MAX_CHARS) * 12 + 4096;
+/// Where the page's form posts when the browser sends it itself (no JavaScript yet).
+pub const FORM_PATH: &str = "/notes";
+/// The form field that carries the key the server minted into the page's form (for
+/// saves made without JavaScript).
+pub const FORM_KEY_FIELD: &str = "idempotency_key";
 
 /// What the client sends to create a note: the draft plus the moment Save was pressed.
+/// Unknown fields are ignored, so a newer client still works against an older server.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct NewNote {
     pub title: String,
     pub body: String,
@@ -86,17 +96,34 @@ impl std::fmt::Display for DraftError {
             DraftError::TitleEmpty => write!(f, "the title is empty"),
             DraftError::TitleTooLong { chars } => write!(
                 f,
-                "the title has {chars} characters; at most {TITLE_MAX_CHARS} are allowed"
+                "the title has {} characters; at most {} are allowed",
+                grouped(*chars),
+                grouped(TITLE_MAX_CHARS)
             ),
             DraftError::BodyTooLong { chars } => write!(
                 f,
-                "the body has {chars} characters; at most {BODY_MAX_CHARS} are allowed"
+                "the body has {} characters; at most {} are allowed",
+                grouped(*chars),
+                grouped(BODY_MAX_CHARS)
             ),
             DraftError::ControlCharacter { field } => {
                 write!(f, "the {field} holds a control character")
             }
         }
     }
+}
+
+/// `100000` → `100,000`: counts as people read them.
+pub fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Checks a draft against the protocol's bounds (title 1–200 characters after trimming,
@@ -164,6 +191,15 @@ mod tests {
             validate_draft("bell\u{7}", ""),
             Err(DraftError::ControlCharacter { field: "title" })
         );
+    }
+
+    #[test]
+    fn counts_are_grouped_in_thousands() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1_000), "1,000");
+        assert_eq!(grouped(100_000), "100,000");
+        assert_eq!(grouped(1_234_567), "1,234,567");
     }
 
     #[test]

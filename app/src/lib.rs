@@ -1,17 +1,26 @@
 #![recursion_limit = "256"]
-//! oncenote's front end: the page (Leptos, rendered on the server and hydrated in the
+//! oncenote's front end: the pages (Leptos, rendered on the server and hydrated in the
 //! browser) and the client save core that makes every note stored exactly once.
+//!
+//! - `api`: wire types and checks shared with the server.
+//! - `save`: the pure save core (intent, response reading, retry policy, sender, press).
+//! - `state`: the page's signals; `door`: the one way events reach the queue.
+//! - `components`, `pages`: the view. `browser` (hydrate only): storage, fetch, tabs.
 
 pub mod api;
+pub mod components;
+pub mod door;
+pub mod pages;
 pub mod save;
-pub mod ui;
+pub mod shell;
+pub mod state;
 
 #[cfg(feature = "hydrate")]
 mod browser;
 #[cfg(feature = "ssr")]
 pub mod ssr_context;
 
-pub use ui::{App, shell};
+pub use shell::{App, shell};
 
 /// The wasm entry point: attach the page's behaviour to the server-rendered HTML.
 #[cfg(feature = "hydrate")]

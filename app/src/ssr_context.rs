@@ -26,3 +26,8 @@ impl RecentNotes {
         (self.0)()
     }
 }
+
+/// A fresh idempotency key for the page's form, minted by the server for each render, so
+/// a save made without JavaScript is stored once however often that form is sent.
+#[derive(Clone, Debug)]
+pub struct FormKey(pub String);

@@ -51,6 +51,10 @@ export class NotesPage {
   get saveButton() {
     return this.page.getByRole("button", { name: "Save" });
   }
+  /** The message about the last press (validation, storage full, a refused draft). */
+  get notice() {
+    return this.page.getByTestId("notice");
+  }
   get unsaved() {
     return this.page.getByTestId("unsaved-notes").locator("li");
   }
@@ -84,6 +88,35 @@ export class NotesPage {
         .sort((a, b) => (a.written_at < b.written_at ? -1 : a.written_at > b.written_at ? 1 : 0)),
     );
   }
+}
+
+/**
+ * Fills the site's localStorage to the last byte with filler entries (the app's own
+ * entries stay); returns how many entries it took.
+ */
+export async function fillLocalStorage(page: Page): Promise<number> {
+  return page.evaluate(() => {
+    let n = 0;
+    for (let size = 1 << 20; size >= 1; size >>= 1) {
+      const filler = "x".repeat(size);
+      for (;;) {
+        try {
+          localStorage.setItem(`e2e.filler.${n}`, filler);
+          n += 1;
+        } catch {
+          break;
+        }
+      }
+    }
+    return n;
+  });
+}
+
+/** Removes the filler entries again. */
+export async function freeLocalStorage(page: Page) {
+  await page.evaluate(() => {
+    for (const name of Object.keys(localStorage)) if (name.startsWith("e2e.filler.")) localStorage.removeItem(name);
+  });
 }
 
 /** Every POST /api/notes the page makes, with its key and when it left. */

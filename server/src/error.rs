@@ -5,8 +5,9 @@
 //! - Client mistakes (4xx) say exactly what was wrong; nothing is written for them.
 //! - [`ApiError::Internal`] wraps everything unexpected (database, I/O). Its cause is
 //!   logged by the handler with the idempotency key; the client gets a generic 500.
-//! - A busy database is not an internal error: it is a 409 (the key is in use) or a 503
-//!   with `Retry-After`, both of which the client retries with the same key.
+//! - A busy database is not an internal error: it is a 503 `database-busy` with
+//!   `Retry-After`. A 409 `idempotency-key-in-use` means one thing only: a request with
+//!   the same key is running right now. The client retries both with the same key.
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -18,6 +19,12 @@ use app::api::Problem;
 pub enum ApiError {
     #[error("the request body is larger than {limit} bytes")]
     PayloadTooLarge { limit: usize },
+    #[error("{0}")]
+    InvalidBody(String),
+    #[error("the request body did not arrive in time")]
+    RequestTimeout,
+    #[error("this server does not answer to the host {0:?}")]
+    UnknownHost(String),
     #[error("the Idempotency-Key header is missing")]
     MissingIdempotencyKey,
     #[error("{0}")]
@@ -34,12 +41,12 @@ pub enum ApiError {
     IdempotencyKeyReused,
     #[error("a request with this Idempotency-Key is still being processed")]
     IdempotencyKeyInUse,
-    #[error("the database is busy")]
+    #[error("the database is busy; retry in a moment")]
     Busy,
     #[error("{0}")]
     NotFound(String),
-    #[error("{0}")]
-    MethodNotAllowed(String),
+    #[error("this route answers {allow}")]
+    MethodNotAllowed { allow: &'static str },
     #[error(transparent)]
     Internal(#[from] anyhow::Error),
 }
@@ -77,6 +84,9 @@ impl ApiError {
             ApiError::PayloadTooLarge { .. } => {
                 (StatusCode::PAYLOAD_TOO_LARGE, "payload-too-large")
             }
+            ApiError::InvalidBody(_) => (StatusCode::BAD_REQUEST, "invalid-body"),
+            ApiError::RequestTimeout => (StatusCode::REQUEST_TIMEOUT, "request-timeout"),
+            ApiError::UnknownHost(_) => (StatusCode::MISDIRECTED_REQUEST, "unknown-host"),
             ApiError::MissingIdempotencyKey => (StatusCode::BAD_REQUEST, "missing-idempotency-key"),
             ApiError::InvalidIdempotencyKey(_) => {
                 (StatusCode::BAD_REQUEST, "invalid-idempotency-key")
@@ -93,9 +103,11 @@ impl ApiError {
                 (StatusCode::UNPROCESSABLE_ENTITY, "idempotency-key-reused")
             }
             ApiError::IdempotencyKeyInUse => (StatusCode::CONFLICT, "idempotency-key-in-use"),
-            ApiError::Busy => (StatusCode::SERVICE_UNAVAILABLE, "busy"),
+            ApiError::Busy => (StatusCode::SERVICE_UNAVAILABLE, "database-busy"),
             ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not-found"),
-            ApiError::MethodNotAllowed(_) => (StatusCode::METHOD_NOT_ALLOWED, "method-not-allowed"),
+            ApiError::MethodNotAllowed { .. } => {
+                (StatusCode::METHOD_NOT_ALLOWED, "method-not-allowed")
+            }
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         }
     }
@@ -146,8 +158,8 @@ impl IntoResponse for ApiError {
         if matches!(self, ApiError::IdempotencyKeyInUse | ApiError::Busy) {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
         }
-        if matches!(self, ApiError::MethodNotAllowed(_)) {
-            headers.insert(header::ALLOW, HeaderValue::from_static("GET, POST"));
+        if let ApiError::MethodNotAllowed { allow } = self {
+            headers.insert(header::ALLOW, HeaderValue::from_static(allow));
         }
         response
     }

@@ -24,6 +24,8 @@ pub struct ShellBuild {
     pub id: String,
     /// Everything the shell needs to open with no network.
     pub precache: Vec<String>,
+    /// The stylesheet's path (with its hash), for pages rendered outside Leptos.
+    pub stylesheet: String,
 }
 
 impl ShellBuild {
@@ -52,11 +54,12 @@ impl ShellBuild {
             Some(text) => hex::encode(&Sha256::digest(text.as_bytes())[..8]),
             None => "dev".to_owned(),
         });
+        let stylesheet = asset("css", "css");
         let mut precache = vec![
             "/".to_owned(),
             asset("js", "js"),
             asset("wasm", "wasm"),
-            asset("css", "css"),
+            stylesheet.clone(),
         ];
         precache.extend(
             [
@@ -67,7 +70,11 @@ impl ShellBuild {
             ]
             .map(String::from),
         );
-        Self { id, precache }
+        Self {
+            id,
+            precache,
+            stylesheet,
+        }
     }
 
     /// The worker script for this build.

@@ -1,30 +1,36 @@
-//! Building the application from its configuration: pool, migrations, router, listener.
+//! Building the application from its configuration: database, routes, listener.
 //! `main` and the integration tests start the server the same way.
 
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context;
-use app::ssr_context::RecentNotes;
+use app::ssr_context::{FormKey, RecentNotes};
 use app::{App, shell};
 use axum::Router;
+use axum::extract::FromRef;
 use axum::http::{HeaderValue, header};
 use axum::routing::{any, get};
 use leptos::config::LeptosOptions;
-use leptos::prelude::provide_context;
-use leptos_axum::{LeptosRoutes, generate_route_list};
-use sqlx::SqlitePool;
+use leptos::prelude::{provide_context, use_context};
+use leptos_axum::{LeptosRoutes, ResponseOptions, generate_route_list};
 use tokio::net::TcpListener;
+use tower_http::compression::CompressionLayer;
 use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::config::Config;
-use crate::notes::{routes as notes_routes, store};
+use crate::http::host::{self, AllowedHosts};
+use crate::http::security_headers;
+use crate::idempotency::SHARED_SCOPE;
+use crate::notes::{form, routes as notes_routes};
 use crate::offline::{self, ShellBuild};
 use crate::state::AppState;
-use crate::{db, error, health, sweeper};
+use crate::storage::Store;
+use crate::{error, health, serve, sweeper};
 
 /// The name cargo-leptos gives the wasm, JS and CSS bundles (`output-name` in Cargo.toml).
 pub const OUTPUT_NAME: &str = "oncenote";
@@ -35,13 +41,14 @@ const PAGE_NOTES: u32 = 50;
 pub struct Application {
     listener: TcpListener,
     router: Router,
-    pool: SqlitePool,
+    store: Store,
+    header_timeout: Duration,
 }
 
 impl Application {
     /// Opens and migrates the database, builds the routes, binds the address.
     pub async fn build(config: Config) -> anyhow::Result<Self> {
-        let pool = db::open(&config.database_url, config.key_wait).await?;
+        let store = Store::open(&config).await?;
         let listener = TcpListener::bind(config.site_addr)
             .await
             .with_context(|| format!("could not listen on {}", config.site_addr))?;
@@ -53,10 +60,11 @@ impl Application {
             // the binary has cargo-leptos's hash.txt beside it.
             .hash_files(offline::hash_file().is_some_and(|path| path.is_file()))
             .build();
-        sweeper::spawn(pool.clone(), config.sweep_interval);
+        sweeper::spawn(store.clone(), config.sweep_interval);
         let shell = Arc::new(ShellBuild::detect(OUTPUT_NAME, config.build_id.clone()));
+        let header_timeout = config.header_timeout;
         let state = AppState {
-            pool: pool.clone(),
+            store: store.clone(),
             config: Arc::new(config),
             leptos_options,
             shell,
@@ -65,7 +73,8 @@ impl Application {
         Ok(Self {
             listener,
             router: router(state),
-            pool,
+            store,
+            header_timeout,
         })
     }
 
@@ -75,35 +84,31 @@ impl Application {
             .expect("a bound listener has an address")
     }
 
-    pub fn pool(&self) -> SqlitePool {
-        self.pool.clone()
-    }
-
     /// Serves until `shutdown` resolves, then lets requests in flight finish.
     pub async fn run_until(
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        axum::serve(self.listener, self.router)
-            .with_graceful_shutdown(shutdown)
-            .await?;
-        self.pool.close().await;
+        serve::serve(self.listener, self.router, self.header_timeout, shutdown).await?;
+        self.store.close().await;
         Ok(())
     }
 }
 
-/// Every route: the JSON API, the health check, the server-rendered pages and the
-/// static files cargo-leptos built.
+/// Every route: the JSON API, the form, the health check, the server-rendered pages and
+/// the static files cargo-leptos built — behind the `Host` check, with security headers
+/// and compression.
 pub fn router(state: AppState) -> Router {
-    let recent = recent_notes(state.pool.clone());
+    let recent = recent_notes(state.store.clone());
     let site_root = state.config.site_root.clone();
     let hashed = state.leptos_options.hash_files;
     let leptos_options = state.leptos_options.clone();
     let api = notes_routes::router();
     #[cfg(feature = "bench-plain-insert")]
     let api = api.merge(crate::notes::plain_insert::router());
-    Router::new()
+    let routes = Router::new()
         .merge(api)
+        .merge(form::router())
         .route("/healthz", get(health::healthz))
         .route("/sw.js", get(offline::service_worker))
         .route("/api/{*rest}", any(error::not_found))
@@ -111,24 +116,44 @@ pub fn router(state: AppState) -> Router {
         .leptos_routes_with_context(
             &state,
             generate_route_list(App),
-            move || provide_context(recent.clone()),
+            move || page_context(&recent),
             move || shell(leptos_options.clone()),
         )
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
+        .layer(CompressionLayer::new());
+    security_headers::apply(routes)
         .layer(TraceLayer::new_for_http())
+        .layer(axum::middleware::from_fn_with_state(
+            <AllowedHosts as FromRef<AppState>>::from_ref(&state),
+            host::check,
+        ))
         .with_state(state)
 }
 
+/// What a page gets while it renders on the server: how to read the notes, a fresh key
+/// for its form, and its Content-Security-Policy (with this response's nonce).
+fn page_context(recent: &RecentNotes) {
+    provide_context(recent.clone());
+    provide_context(FormKey(uuid::Uuid::new_v4().to_string()));
+    if let (Some(nonce), Some(response)) =
+        (leptos::nonce::use_nonce(), use_context::<ResponseOptions>())
+        && let Ok(policy) = HeaderValue::from_str(&security_headers::page_policy(&nonce))
+    {
+        response.insert_header(header::CONTENT_SECURITY_POLICY, policy);
+    }
+}
+
 /// How the page reads the newest notes while rendering on the server.
-fn recent_notes(pool: SqlitePool) -> RecentNotes {
+fn recent_notes(store: Store) -> RecentNotes {
     RecentNotes::new(move || {
-        let pool = pool.clone();
+        let store = store.clone();
         async move {
-            store::list(&pool, PAGE_NOTES, None)
+            store
+                .list_notes(SHARED_SCOPE, PAGE_NOTES, None)
                 .await
                 .map(|page| page.notes)
                 .map_err(|e| {
-                    tracing::error!(error = ?e, "could not read notes for the page");
+                    tracing::error!(error = %e, "could not read notes for the page");
                     "the notes could not be read".to_owned()
                 })
         }
@@ -136,9 +161,12 @@ fn recent_notes(pool: SqlitePool) -> RecentNotes {
 }
 
 /// The wasm, JS and CSS. Their names carry content hashes when `hashed`, so browsers may
-/// keep them for a year; a miss (or a path trick such as `..`) is a 404 problem.
+/// keep them for a year; brotli and gzip copies made at build time are served to
+/// browsers that take them; a miss (or a path trick such as `..`) is a 404 problem.
 fn static_assets(site_root: &str, hashed: bool) -> Router {
     let files = ServeDir::new(std::path::Path::new(site_root).join("pkg"))
+        .precompressed_br()
+        .precompressed_gzip()
         .not_found_service(any(error::not_found).with_state(()));
     let cache_control = if hashed {
         HeaderValue::from_static("public, max-age=31536000, immutable")

@@ -4,15 +4,16 @@ use std::sync::Arc;
 
 use axum::extract::FromRef;
 use leptos::config::LeptosOptions;
-use sqlx::SqlitePool;
 
 use crate::config::Config;
+use crate::http::host::AllowedHosts;
 use crate::idempotency::KeyGates;
 use crate::offline::ShellBuild;
+use crate::storage::Store;
 
 #[derive(Clone)]
 pub struct AppState {
-    pub pool: SqlitePool,
+    pub store: Store,
     pub config: Arc<Config>,
     pub leptos_options: LeptosOptions,
     pub shell: Arc<ShellBuild>,
@@ -22,5 +23,11 @@ pub struct AppState {
 impl FromRef<AppState> for LeptosOptions {
     fn from_ref(state: &AppState) -> Self {
         state.leptos_options.clone()
+    }
+}
+
+impl FromRef<AppState> for AllowedHosts {
+    fn from_ref(state: &AppState) -> Self {
+        AllowedHosts::new(state.config.allowed_hosts.clone())
     }
 }

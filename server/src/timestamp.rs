@@ -7,6 +7,15 @@ pub fn now() -> DateTime<Utc> {
     Utc::now()
 }
 
+/// `at` plus `span`; the configuration keeps spans small enough to represent (at most
+/// ten years), and a span past the calendar's end saturates rather than panics.
+pub fn after(at: DateTime<Utc>, span: std::time::Duration) -> DateTime<Utc> {
+    chrono::Duration::from_std(span)
+        .ok()
+        .and_then(|span| at.checked_add_signed(span))
+        .unwrap_or(DateTime::<Utc>::MAX_UTC)
+}
+
 /// `2026-11-30T05:00:00.123456Z`: microseconds, always six digits.
 pub fn format(at: DateTime<Utc>) -> String {
     at.to_rfc3339_opts(SecondsFormat::Micros, true)

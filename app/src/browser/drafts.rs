@@ -1,34 +1,51 @@
-//! The editor's unsaved text in localStorage, so a reload or a crashed tab loses nothing.
+//! The editor's unsaved text, per tab (sessionStorage), so a reload or a crashed tab
+//! loses nothing — and a second tab does not start with this tab's draft: Save there
+//! would make a second note of it. The draft remembers which intent it was pressed on,
+//! so after a reload another press still reuses that intent's key.
 
-use gloo_storage::{LocalStorage, Storage};
+use gloo_storage::{LocalStorage, SessionStorage, Storage};
 use serde::{Deserialize, Serialize};
 
-const STORAGE_KEY: &str = "oncenote.draft.v1";
+use crate::save::press::Link;
 
-#[derive(Serialize, Deserialize)]
-struct Draft {
-    title: String,
-    body: String,
+const STORAGE_KEY: &str = "oncenote.draft.v2";
+/// The first version kept one draft in localStorage, shared by every tab.
+const LEGACY_KEY: &str = "oncenote.draft.v1";
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Draft {
+    pub title: String,
+    pub body: String,
+    #[serde(default)]
+    pub link: Option<Link>,
 }
 
-/// The kept draft, if any.
-pub fn load() -> Option<(String, String)> {
-    LocalStorage::get::<Draft>(STORAGE_KEY)
-        .ok()
-        .map(|d| (d.title, d.body))
+/// This tab's draft, if any. A draft left by the first version is taken over once, by
+/// the first tab that looks (and removed from the shared storage).
+pub fn load() -> Option<Draft> {
+    if let Ok(draft) = SessionStorage::get::<Draft>(STORAGE_KEY) {
+        return Some(draft);
+    }
+    #[derive(Deserialize)]
+    struct Legacy {
+        title: String,
+        body: String,
+    }
+    let legacy = LocalStorage::get::<Legacy>(LEGACY_KEY).ok()?;
+    LocalStorage::delete(LEGACY_KEY);
+    Some(Draft {
+        title: legacy.title,
+        body: legacy.body,
+        link: None,
+    })
 }
 
-/// Keeps the editor's text; an empty editor keeps nothing.
-pub fn keep(title: &str, body: &str) {
-    if title.is_empty() && body.is_empty() {
-        LocalStorage::delete(STORAGE_KEY);
+/// Keeps the editor's text; an empty editor keeps nothing. A refused write is skipped:
+/// the text is still in the editor, and Save stores it as an intent.
+pub fn keep(draft: &Draft) {
+    if draft.title.is_empty() && draft.body.is_empty() {
+        SessionStorage::delete(STORAGE_KEY);
     } else {
-        let _ = LocalStorage::set(
-            STORAGE_KEY,
-            Draft {
-                title: title.to_owned(),
-                body: body.to_owned(),
-            },
-        );
+        let _ = SessionStorage::set(STORAGE_KEY, draft);
     }
 }

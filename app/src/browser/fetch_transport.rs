@@ -1,20 +1,22 @@
-//! One attempt over `fetch` (gloo-net), with a client-side timeout that aborts it.
+//! One attempt over `fetch` (gloo-net). The timeout covers the whole attempt — headers
+//! and the entire body — so an answer whose body never ends cannot hang the burst (and
+//! with it this tab's lock and queue); when it runs out the request is aborted.
 
 use std::time::{Duration, SystemTime};
 
 use futures::future::{Either, select};
-use gloo_net::http::{Request, Response};
+use gloo_net::http::{Method, RequestBuilder};
 use gloo_timers::future::TimeoutFuture;
 
-use crate::api::{
-    IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, NOTES_PATH, NewNote, Note, Problem,
-};
-use crate::save::retry_policy::{AttemptOutcome, parse_retry_after};
+use crate::api::{IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER};
+use crate::save::intent::SaveIntent;
+use crate::save::response::{RawAnswer, read_answer};
+use crate::save::retry_policy::AttemptOutcome;
 use crate::save::sender::{Clock, Transport};
 
-/// `POST /api/notes` from the page.
+/// The page's save transport.
 pub struct FetchTransport {
-    /// How long one attempt may take before it counts as "no answer".
+    /// How long one attempt may take, from sending to the last byte of the answer.
     pub timeout: Duration,
 }
 
@@ -27,28 +29,13 @@ impl Default for FetchTransport {
 }
 
 impl Transport for FetchTransport {
-    async fn send(&self, key: &str, note: &NewNote) -> AttemptOutcome {
+    async fn send(&self, intent: &SaveIntent) -> AttemptOutcome {
         let controller = web_sys::AbortController::new().ok();
         let signal = controller.as_ref().map(|c| c.signal());
-        let request = match Request::post(NOTES_PATH)
-            .header(IDEMPOTENCY_KEY_HEADER, key)
-            .abort_signal(signal.as_ref())
-            .json(note)
-        {
-            Ok(request) => request,
-            Err(error) => {
-                return AttemptOutcome::Network {
-                    reason: error.to_string(),
-                };
-            }
-        };
-        let sending = std::pin::pin!(request.send());
+        let attempt = std::pin::pin!(attempt(intent, signal.as_ref()));
         let timeout = TimeoutFuture::new(self.timeout.as_millis().min(u32::MAX as u128) as u32);
-        match select(sending, timeout).await {
-            Either::Left((Ok(response), _)) => read_answer(response).await,
-            Either::Left((Err(error), _)) => AttemptOutcome::Network {
-                reason: error.to_string(),
-            },
+        match select(attempt, timeout).await {
+            Either::Left((outcome, _)) => outcome,
             Either::Right(((), _)) => {
                 if let Some(controller) = controller {
                     controller.abort();
@@ -59,37 +46,48 @@ impl Transport for FetchTransport {
     }
 }
 
-async fn read_answer(response: Response) -> AttemptOutcome {
-    let status = response.status();
-    if (200..300).contains(&status) {
-        let replayed = response
-            .headers()
-            .get(IDEMPOTENT_REPLAYED_HEADER)
-            .as_deref()
-            == Some("true");
-        return match response.json::<Note>().await {
-            Ok(note) => AttemptOutcome::Saved { note, replayed },
-            // The body was cut off on the way: the note is stored, the answer is not
-            // readable. A retry with the same key gets the replay.
-            Err(error) => AttemptOutcome::Network {
-                reason: format!("unreadable answer: {error}"),
-            },
-        };
-    }
-    let retry_after = response
-        .headers()
-        .get("retry-after")
-        .and_then(|value| parse_retry_after(&value, now()));
-    let problem = response.json::<Problem>().await.ok();
-    AttemptOutcome::Answered {
-        status,
-        retry_after,
-        problem,
-    }
+/// Sends the intent's request and reads the whole answer.
+async fn attempt(intent: &SaveIntent, signal: Option<&web_sys::AbortSignal>) -> AttemptOutcome {
+    let wire = intent.request();
+    let network = |error: gloo_net::Error| AttemptOutcome::Network {
+        reason: error.to_string(),
+    };
+    let request = RequestBuilder::new(&wire.path)
+        .method(Method::from_bytes(wire.method.as_bytes()).unwrap_or(Method::POST))
+        .header(IDEMPOTENCY_KEY_HEADER, &intent.key)
+        .header("Content-Type", "application/json")
+        .abort_signal(signal)
+        .body(wire.body);
+    let response = match request {
+        Ok(request) => match request.send().await {
+            Ok(response) => response,
+            Err(error) => return network(error),
+        },
+        Err(error) => return network(error),
+    };
+    let headers = response.headers();
+    let (retry_after, replayed) = (
+        headers.get("retry-after"),
+        headers.get(IDEMPOTENT_REPLAYED_HEADER),
+    );
+    let body = match response.binary().await {
+        Ok(body) => body,
+        // The answer broke off mid-body: as good as lost; the retry gets the replay.
+        Err(error) => return network(error),
+    };
+    read_answer(
+        RawAnswer {
+            status: response.status(),
+            retry_after: retry_after.as_deref(),
+            replayed: replayed.as_deref(),
+            body: &body,
+        },
+        now(),
+    )
 }
 
 /// The wall clock from JavaScript (`SystemTime::now` panics in wasm32-unknown-unknown).
-fn now() -> SystemTime {
+pub fn now() -> SystemTime {
     SystemTime::UNIX_EPOCH + Duration::from_millis(js_sys::Date::now() as u64)
 }
 

@@ -2,16 +2,36 @@
 //!
 //! One entry each, not one list: localStorage has no read-modify-write across tabs, and
 //! a shared list written back by one tab can bring back an intent another tab has just
-//! removed. Each entry is written only by the tab that made it (once) and then by the tab
-//! holding its lock (`tab_lock`), so no two tabs write the same entry at once.
+//! removed. Each entry is written by the tab that made it (once) and then only by the tab
+//! holding its lock (`tab_lock`).
+//!
+//! Every write says what happened: written, refused by the browser (storage full or
+//! disabled), or — for an update — gone because another tab finished the intent. Code
+//! that cannot tell "the write failed" from "someone else finished it" loses notes.
 
 use gloo_storage::{LocalStorage, Storage};
 
-use crate::save::intent::SaveIntent;
+use super::notes_cache;
+use crate::save::intent::{SaveIntent, read_stored};
+use crate::state::queue::QueueEntry;
 
 const PREFIX: &str = "oncenote.intent.";
 
-/// Whether a localStorage key (from a `storage` event) is one of ours.
+/// The browser refused to store an entry (its storage is full, or turned off).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotWritten(pub String);
+
+/// What an update of a stored intent did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Update {
+    Written,
+    /// The entry is gone: saved or discarded meanwhile (by another tab). Nothing written.
+    Gone,
+    /// The browser refused the write; the stored entry is as it was (still sendable).
+    NotWritten(NotWritten),
+}
+
+/// Whether a localStorage key (from a `storage` event) is an intent's.
 pub fn is_intent_entry(storage_key: &str) -> bool {
     storage_key.starts_with(PREFIX)
 }
@@ -20,55 +40,96 @@ fn entry(key: &str) -> String {
     format!("{PREFIX}{key}")
 }
 
-/// Every stored intent, oldest first, as the tabs left them.
-pub fn load_current() -> Vec<SaveIntent> {
+/// Every stored entry, oldest first — unreadable ones too, never skipped.
+pub fn load_all() -> Vec<QueueEntry> {
     let storage = LocalStorage::raw();
     let count = storage.length().unwrap_or(0);
     let names: Vec<String> = (0..count)
         .filter_map(|i| storage.key(i).ok().flatten())
         .filter(|name| is_intent_entry(name))
         .collect();
-    let mut intents: Vec<SaveIntent> = names
-        .iter()
-        .filter_map(|name| LocalStorage::get::<SaveIntent>(name).ok())
-        .collect();
-    intents.sort_by(|a, b| {
-        a.written_at
-            .cmp(&b.written_at)
-            .then_with(|| a.key.cmp(&b.key))
-    });
-    intents
-}
-
-/// Every stored intent, oldest first, as a freshly loaded page should see them. (Other
-/// tabs may be sending some right now; the tab locks keep them from sending twice.)
-pub fn load_all() -> Vec<SaveIntent> {
-    load_current()
+    let mut entries: Vec<QueueEntry> = names
         .into_iter()
-        .map(SaveIntent::after_reload)
-        .collect()
+        .filter_map(|name| {
+            let raw = storage.get_item(&name).ok().flatten()?;
+            Some(match read_stored(&raw) {
+                Ok(intent) => QueueEntry::Intent(intent),
+                Err(why) => QueueEntry::Unreadable {
+                    storage_key: name,
+                    raw,
+                    why,
+                },
+            })
+        })
+        .collect();
+    entries.sort_by(|a, b| order(a).cmp(&order(b)));
+    entries
 }
 
-/// One intent as stored now, if it is still there.
-pub fn load(key: &str) -> Option<SaveIntent> {
-    LocalStorage::get::<SaveIntent>(entry(key)).ok()
-}
-
-/// Stores a new intent.
-pub fn insert(intent: &SaveIntent) -> Result<(), String> {
-    LocalStorage::set(entry(&intent.key), intent).map_err(|e| e.to_string())
-}
-
-/// Replaces a stored intent; returns false (and stores nothing) if it is gone, i.e.
-/// saved or discarded in the meantime.
-pub fn update(intent: &SaveIntent) -> bool {
-    if load(&intent.key).is_none() {
-        return false;
+fn order(entry: &QueueEntry) -> (&str, &str) {
+    match entry {
+        QueueEntry::Intent(intent) => (&intent.written_at, &intent.key),
+        QueueEntry::Unreadable { storage_key, .. } => ("", storage_key),
     }
-    LocalStorage::set(entry(&intent.key), intent).is_ok()
 }
 
-/// Forgets one intent (saved, or discarded).
+/// One intent as stored now: `None` if it is gone (or no longer readable).
+pub fn load(key: &str) -> Option<SaveIntent> {
+    let raw = LocalStorage::raw().get_item(&entry(key)).ok().flatten()?;
+    read_stored(&raw).ok()
+}
+
+/// Stores a new intent. When the browser refuses for lack of room, the notes cache —
+/// only a copy of what the server holds — is dropped first and the write tried again.
+pub fn insert(intent: &SaveIntent) -> Result<(), NotWritten> {
+    let json = serde_json::to_string(intent).map_err(|e| NotWritten(e.to_string()))?;
+    let storage = LocalStorage::raw();
+    if storage.set_item(&entry(&intent.key), &json).is_ok() {
+        return Ok(());
+    }
+    notes_cache::evict();
+    storage
+        .set_item(&entry(&intent.key), &json)
+        .map_err(|error| NotWritten(describe(&error)))
+}
+
+/// Replaces a stored intent, unless it is gone.
+pub fn update(intent: &SaveIntent) -> Update {
+    if LocalStorage::raw()
+        .get_item(&entry(&intent.key))
+        .ok()
+        .flatten()
+        .is_none()
+    {
+        return Update::Gone;
+    }
+    match insert(intent) {
+        Ok(()) => Update::Written,
+        Err(refused) => Update::NotWritten(refused),
+    }
+}
+
+/// Forgets an intent (saved, or discarded) by its key.
 pub fn remove(key: &str) {
     LocalStorage::delete(entry(key));
+}
+
+/// Forgets an unreadable entry by its storage key.
+pub fn remove_entry(storage_key: &str) {
+    if is_intent_entry(storage_key) {
+        LocalStorage::delete(storage_key);
+    }
+}
+
+/// The browser's reason, in words: `QuotaExceededError` becomes "storage is full".
+fn describe(error: &wasm_bindgen::JsValue) -> String {
+    let name = js_sys::Reflect::get(error, &"name".into())
+        .ok()
+        .and_then(|n| n.as_string())
+        .unwrap_or_default();
+    if name.contains("Quota") {
+        "this browser's storage for the site is full".to_owned()
+    } else {
+        "this browser would not store it (storage may be turned off)".to_owned()
+    }
 }

@@ -1,11 +1,15 @@
-//! Browser-only pieces: fetch as the save transport, localStorage for intents, drafts and
-//! the last notes seen, the tab lock, the service worker, and the runner that sends the
-//! queue on the page's events.
+//! Browser-only glue: storage (intents in localStorage, the draft in sessionStorage, the
+//! bounded notes cache, the record of intents finished), fetch as the save transport,
+//! the tab lock, the service worker, the send loop (`drain`), the commands the page's
+//! door calls, and the page's events.
 
+pub mod commands;
 pub mod drafts;
+pub mod drain;
 pub mod fetch_transport;
+pub mod finished;
 pub mod intent_store;
 pub mod notes_cache;
-pub mod runner;
+pub mod page_events;
 pub mod service_worker;
 pub mod tab_lock;

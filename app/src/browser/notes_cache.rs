@@ -1,13 +1,21 @@
 //! The last list of saved notes this browser saw, so the page opened offline still shows
 //! them, and a note saved in one tab appears in the others (`storage` event).
+//!
+//! It is only a copy of what the server holds, so it is small and the first thing to
+//! go: bodies are cut to what the list shows, the whole list is kept under
+//! [`BUDGET_BYTES`] (oldest notes dropped first), a write the browser refuses is simply
+//! skipped, and [`evict`] empties it when an intent needs the room.
 
 use gloo_storage::{LocalStorage, Storage};
 
 use crate::api::Note;
+use crate::components::notes_list::excerpt;
 
-const STORAGE_KEY: &str = "oncenote.notes.v1";
-/// Enough for the page; older notes come from the server when online.
-const KEEP: usize = 200;
+const STORAGE_KEY: &str = "oncenote.notes.v2";
+/// The first version kept whole notes (up to 200 of 100,000 characters each).
+const LEGACY_KEY: &str = "oncenote.notes.v1";
+/// The most the cache may take of the site's ~5 MB.
+pub const BUDGET_BYTES: usize = 64 * 1024;
 
 pub const fn storage_key() -> &'static str {
     STORAGE_KEY
@@ -17,12 +25,40 @@ pub fn load() -> Vec<Note> {
     LocalStorage::get(STORAGE_KEY).unwrap_or_default()
 }
 
-/// Keeps the newest notes of `notes` (already newest first). Writes only on change, so
-/// two tabs echoing each other's `storage` events settle at once.
+/// Keeps the newest notes of `notes` (already newest first), cut to the budget. Writes
+/// only on change, so two tabs echoing each other's `storage` events settle at once.
 pub fn keep(notes: &[Note]) {
-    let newest = &notes[..notes.len().min(KEEP)];
-    let unchanged = LocalStorage::get::<Vec<Note>>(STORAGE_KEY).is_ok_and(|kept| kept == newest);
-    if !unchanged {
-        let _ = LocalStorage::set(STORAGE_KEY, newest);
+    let mut kept: Vec<Note> = notes
+        .iter()
+        .map(|n| Note {
+            body: excerpt(&n.body),
+            ..n.clone()
+        })
+        .collect();
+    let mut json = serde_json::to_string(&kept).unwrap_or_default();
+    while json.len() > BUDGET_BYTES && !kept.is_empty() {
+        // Drop an eighth at a time from the old end; the budget is met in a few rounds.
+        let keep = kept.len() - kept.len().div_ceil(8);
+        kept.truncate(keep);
+        json = serde_json::to_string(&kept).unwrap_or_default();
+    }
+    let storage = LocalStorage::raw();
+    if storage.get_item(STORAGE_KEY).ok().flatten().as_deref() != Some(json.as_str()) {
+        let _ = storage.set_item(STORAGE_KEY, &json);
+    }
+}
+
+/// Frees the cache's room (for an intent that could not be stored).
+pub fn evict() {
+    LocalStorage::delete(STORAGE_KEY);
+    LocalStorage::delete(LEGACY_KEY);
+}
+
+/// Moves what the first version kept (whole notes, enough to fill the storage by
+/// itself) into the bounded form.
+pub fn migrate_legacy() {
+    if let Ok(notes) = LocalStorage::get::<Vec<Note>>(LEGACY_KEY) {
+        LocalStorage::delete(LEGACY_KEY);
+        keep(&notes);
     }
 }

@@ -1,31 +1,23 @@
-//! At most one tab sends a given intent at a time. With the Web Locks API (every current
-//! browser) the lock is the browser's own and dies with its tab; without it, a lease in
-//! localStorage (`crate::save::lease`) does the same job, less strictly.
+//! At most one tab sends (and writes) a given intent at a time: the Web Locks API
+//! (`navigator.locks`), whose locks die with their tab.
+//!
+//! Web Locks exist in every current browser, but only in secure contexts (HTTPS, or
+//! `localhost`). On plain HTTP to a LAN address there is no lock to take; then two tabs
+//! may both send an intent — with the same key, so the server still stores one note.
 
 use std::cell::RefCell;
 use std::future::Future;
 
 use futures::channel::oneshot;
-use gloo_storage::{LocalStorage, Storage};
 use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::save::lease::{LEASE_MS, Lease, may_take};
-
-/// Runs `work` holding the lock for intent `key`, or returns `None` at once if another
-/// tab holds it.
-pub async fn exclusively<T>(tab: &str, key: &str, work: impl Future<Output = T>) -> Option<T> {
+/// Runs `work` holding the lock for intent `key`; `None` at once if another tab holds it.
+pub async fn exclusively<T>(key: &str, work: impl Future<Output = T>) -> Option<T> {
     match web_locks() {
         Some(locks) => with_web_lock(&locks, key, work).await,
-        None => with_lease(tab, key, work).await,
-    }
-}
-
-/// Renews this tab's lease on `key` (a no-op with Web Locks, which need no renewal).
-pub fn renew(tab: &str, key: &str) {
-    if web_locks().is_none() {
-        take_lease(tab, key);
+        None => Some(work.await),
     }
 }
 
@@ -73,35 +65,4 @@ async fn with_web_lock<T>(locks: &JsValue, key: &str, work: impl Future<Output =
     }
     drop(callback);
     Some(output)
-}
-
-async fn with_lease<T>(tab: &str, key: &str, work: impl Future<Output = T>) -> Option<T> {
-    if !take_lease(tab, key) {
-        return None;
-    }
-    let output = work.await;
-    LocalStorage::delete(lease_key(key));
-    Some(output)
-}
-
-/// Takes or renews the lease; reads it back to lose gracefully to a tab that wrote in
-/// between.
-fn take_lease(tab: &str, key: &str) -> bool {
-    let now = js_sys::Date::now();
-    let existing = LocalStorage::get::<Lease>(lease_key(key)).ok();
-    if !may_take(existing.as_ref(), tab, now) {
-        return false;
-    }
-    let lease = Lease {
-        owner: tab.to_owned(),
-        expires_ms: now + LEASE_MS,
-    };
-    if LocalStorage::set(lease_key(key), &lease).is_err() {
-        return false;
-    }
-    LocalStorage::get::<Lease>(lease_key(key)).is_ok_and(|stored| stored.owner == tab)
-}
-
-fn lease_key(key: &str) -> String {
-    format!("oncenote.lease.{key}")
 }

@@ -1,26 +1,32 @@
 //! The save transport for native programs (the integration tests and the chaos driver):
-//! one `POST /api/notes` with reqwest, classified exactly like the browser's fetch.
+//! one request with reqwest, read by the same [`read_answer`] as the browser's fetch.
 
 use std::time::SystemTime;
 
-use super::retry_policy::{AttemptOutcome, parse_retry_after};
+use super::intent::SaveIntent;
+use super::response::{RawAnswer, read_answer};
+use super::retry_policy::AttemptOutcome;
 use super::sender::Transport;
-use crate::api::{IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, NewNote, Note, Problem};
+use crate::api::{IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER};
 
-/// Posts notes to `url` (a full `http://…/api/notes`).
+/// Sends intents to the server at `base` (`http://host:port`).
 #[derive(Clone)]
 pub struct HttpTransport {
     pub client: reqwest::Client,
-    pub url: String,
+    pub base: String,
 }
 
 impl Transport for HttpTransport {
-    async fn send(&self, key: &str, note: &NewNote) -> AttemptOutcome {
+    async fn send(&self, intent: &SaveIntent) -> AttemptOutcome {
+        let request = intent.request();
+        let method =
+            reqwest::Method::from_bytes(request.method.as_bytes()).unwrap_or(reqwest::Method::POST);
         let sent = self
             .client
-            .post(&self.url)
-            .header(IDEMPOTENCY_KEY_HEADER, key)
-            .json(note)
+            .request(method, format!("{}{}", self.base, request.path))
+            .header(IDEMPOTENCY_KEY_HEADER, &intent.key)
+            .header("content-type", "application/json")
+            .body(request.body)
             .send()
             .await;
         let response = match sent {
@@ -33,29 +39,32 @@ impl Transport for HttpTransport {
             }
         };
         let status = response.status().as_u16();
-        if response.status().is_success() {
-            let replayed = response
+        let header = |name: &str| {
+            response
                 .headers()
-                .get(IDEMPOTENT_REPLAYED_HEADER)
-                .is_some_and(|v| v == "true");
-            return match response.json::<Note>().await {
-                Ok(note) => AttemptOutcome::Saved { note, replayed },
-                // The answer was cut off on the way: as good as lost.
-                Err(error) => AttemptOutcome::Network {
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        let (retry_after, replayed) = (header("retry-after"), header(IDEMPOTENT_REPLAYED_HEADER));
+        let body = match response.bytes().await {
+            Ok(body) => body,
+            // The answer was cut off on the way: as good as lost.
+            Err(error) if error.is_timeout() => return AttemptOutcome::TimedOut,
+            Err(error) => {
+                return AttemptOutcome::Network {
                     reason: error.to_string(),
-                },
-            };
-        }
-        let retry_after = response
-            .headers()
-            .get("retry-after")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| parse_retry_after(v, SystemTime::now()));
-        let problem = response.json::<Problem>().await.ok();
-        AttemptOutcome::Answered {
-            status,
-            retry_after,
-            problem,
-        }
+                };
+            }
+        };
+        read_answer(
+            RawAnswer {
+                status,
+                retry_after: retry_after.as_deref(),
+                replayed: replayed.as_deref(),
+                body: &body,
+            },
+            SystemTime::now(),
+        )
     }
 }

@@ -1,9 +1,14 @@
 //! A save intent: one press of Save on one draft, with the idempotency key that every
-//! attempt for it carries (PROTOCOL.md §Client 1).
+//! attempt for it carries (PROTOCOL.md §Client 1), and how intents are kept in the
+//! browser's storage across versions of the app.
 
 use serde::{Deserialize, Serialize};
 
-use crate::api::{NewNote, Problem};
+use crate::api::{NOTES_PATH, NewNote, Problem};
+
+/// The version of the stored form below. An intent written by an older version is
+/// migrated when read; one written by a newer version is shown, never dropped.
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Where an unsaved intent stands, as the list shows it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -16,50 +21,87 @@ pub enum IntentState {
     /// The next attempt of this burst starts at `at_ms` (milliseconds since the epoch).
     Retrying { at_ms: f64 },
     /// The burst ended without an answer; a new burst starts on `online`, page load,
-    /// the tab becoming visible, or Retry now.
+    /// the tab becoming visible, Retry now, or the slow background retry.
     Waiting { reason: String },
     /// The server refused the payload for good; only Edit or Discard can follow.
     Failed { problem: Problem },
+}
+
+/// What the intent asks the server to do.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum IntentKind {
+    /// Create a note.
+    Create { title: String, body: String },
 }
 
 /// One save intent, persisted in localStorage from before its first attempt until the
 /// server acknowledged it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SaveIntent {
+    /// [`SCHEMA_VERSION`] when written by this version.
+    pub v: u32,
     pub key: String,
-    pub title: String,
-    pub body: String,
+    #[serde(flatten)]
+    pub kind: IntentKind,
+    /// When Save was pressed, RFC 3339: part of the payload, and the queue's order.
     pub written_at: String,
     /// Attempts spent on this intent so far, over all bursts.
     pub attempts: u32,
     pub state: IntentState,
 }
 
+/// The request one attempt makes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WireRequest {
+    pub method: &'static str,
+    pub path: String,
+    /// The JSON body.
+    pub body: String,
+}
+
 impl SaveIntent {
-    /// A new intent for a draft, with its own key.
-    pub fn new(key: String, title: &str, body: &str, written_at: String) -> Self {
+    /// A new intent to create a note, with its own key.
+    pub fn create(key: String, title: &str, body: &str, written_at: String) -> Self {
         Self {
+            v: SCHEMA_VERSION,
             key,
-            title: title.to_owned(),
-            body: body.to_owned(),
+            kind: IntentKind::Create {
+                title: title.to_owned(),
+                body: body.to_owned(),
+            },
             written_at,
             attempts: 0,
             state: IntentState::Queued,
         }
     }
 
-    /// The request body of every attempt. The key is never sent with another payload.
-    pub fn payload(&self) -> NewNote {
-        NewNote {
-            title: self.title.clone(),
-            body: self.body.clone(),
-            written_at: self.written_at.clone(),
+    /// The request every attempt sends. The key is never sent with another payload.
+    pub fn request(&self) -> WireRequest {
+        match &self.kind {
+            IntentKind::Create { title, body } => WireRequest {
+                method: "POST",
+                path: NOTES_PATH.to_owned(),
+                body: serde_json::to_string(&NewNote {
+                    title: title.clone(),
+                    body: body.clone(),
+                    written_at: self.written_at.clone(),
+                })
+                .unwrap_or_default(),
+            },
+        }
+    }
+
+    /// The title and body this intent carries (what the list shows).
+    pub fn text(&self) -> (&str, &str) {
+        match &self.kind {
+            IntentKind::Create { title, body } => (title, body),
         }
     }
 
     /// Whether this intent was made from exactly this draft.
     pub fn matches_draft(&self, title: &str, body: &str) -> bool {
-        self.title == title && self.body == body
+        self.text() == (title, body)
     }
 
     /// Failed intents wait for the person; every other state still wants to be sent.
@@ -67,8 +109,8 @@ impl SaveIntent {
         matches!(self.state, IntentState::Failed { .. })
     }
 
-    /// After a page load nothing is in flight any more: whatever was sending or
-    /// scheduled is queued again (a failed intent stays failed).
+    /// After a page load nothing of this tab is in flight any more: whatever was
+    /// sending or scheduled is shown as queued (a failed intent stays failed).
     pub fn after_reload(mut self) -> Self {
         if matches!(
             self.state,
@@ -80,6 +122,49 @@ impl SaveIntent {
     }
 }
 
+/// Why a stored entry could not be read as an intent. It is shown, never skipped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unreadable {
+    /// Written by a newer version of the app (another tab, after an update): a reload
+    /// brings this tab up to that version, which can send it.
+    Newer { version: u64 },
+    /// Not an intent at all (damaged); the raw text is kept so nothing typed is lost.
+    Damaged { reason: String },
+}
+
+/// Reads a stored entry, migrating older versions.
+pub fn read_stored(raw: &str) -> Result<SaveIntent, Unreadable> {
+    let damaged = |reason: String| Unreadable::Damaged { reason };
+    let value: serde_json::Value = serde_json::from_str(raw).map_err(|e| damaged(e.to_string()))?;
+    match value.get("v").map(|v| v.as_u64()) {
+        None => migrate_v1(value).map_err(|e| damaged(e.to_string())),
+        Some(Some(v)) if v == u64::from(SCHEMA_VERSION) => {
+            serde_json::from_value(value).map_err(|e| damaged(e.to_string()))
+        }
+        Some(Some(v)) if v > u64::from(SCHEMA_VERSION) => Err(Unreadable::Newer { version: v }),
+        Some(other) => Err(damaged(format!("unknown version {other:?}"))),
+    }
+}
+
+/// Version 1 (before intents had kinds): `{key, title, body, written_at, attempts, state}`.
+fn migrate_v1(value: serde_json::Value) -> Result<SaveIntent, serde_json::Error> {
+    #[derive(Deserialize)]
+    struct V1 {
+        key: String,
+        title: String,
+        body: String,
+        written_at: String,
+        attempts: u32,
+        state: IntentState,
+    }
+    let old: V1 = serde_json::from_value(value)?;
+    Ok(SaveIntent {
+        attempts: old.attempts,
+        state: old.state,
+        ..SaveIntent::create(old.key, &old.title, &old.body, old.written_at)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,15 +172,41 @@ mod tests {
     fn intent(state: IntentState) -> SaveIntent {
         SaveIntent {
             state,
-            ..SaveIntent::new("k".into(), "t", "b", "2026-01-01T00:00:00.000Z".into())
+            ..SaveIntent::create("k".into(), "t", "b", "2026-01-01T00:00:00.000Z".into())
         }
     }
 
     #[test]
-    fn an_intent_survives_a_round_trip_through_json_unchanged() {
+    fn an_intent_survives_a_round_trip_through_storage_unchanged() {
         let original = intent(IntentState::Retrying { at_ms: 12.5 });
         let json = serde_json::to_string(&original).unwrap();
-        assert_eq!(serde_json::from_str::<SaveIntent>(&json).unwrap(), original);
+        assert_eq!(read_stored(&json).unwrap(), original);
+    }
+
+    #[test]
+    fn an_intent_stored_by_the_first_version_is_migrated_not_dropped() {
+        let v1 = r#"{"key":"k1","title":"Groceries","body":"milk","written_at":"2026-11-30T05:00:00.000Z","attempts":3,"state":{"kind":"waiting","reason":"offline"}}"#;
+        let intent = read_stored(v1).unwrap();
+        assert_eq!(intent.v, SCHEMA_VERSION);
+        assert_eq!(intent.key, "k1");
+        assert_eq!(intent.text(), ("Groceries", "milk"));
+        assert_eq!(intent.attempts, 3);
+    }
+
+    #[test]
+    fn an_intent_from_a_newer_version_or_a_damaged_entry_is_unreadable_but_reported() {
+        assert_eq!(
+            read_stored(r#"{"v":9,"key":"k","op":"teleport"}"#),
+            Err(Unreadable::Newer { version: 9 })
+        );
+        assert!(matches!(
+            read_stored("{not json"),
+            Err(Unreadable::Damaged { .. })
+        ));
+        assert!(matches!(
+            read_stored(r#"{"v":2,"key":"k"}"#),
+            Err(Unreadable::Damaged { .. })
+        ));
     }
 
     #[test]
@@ -116,10 +227,12 @@ mod tests {
     }
 
     #[test]
-    fn the_payload_carries_the_time_save_was_pressed() {
-        assert_eq!(
-            intent(IntentState::Queued).payload().written_at,
-            "2026-01-01T00:00:00.000Z"
-        );
+    fn a_create_is_a_post_carrying_the_time_save_was_pressed() {
+        let request = intent(IntentState::Queued).request();
+        assert_eq!(request.method, "POST");
+        assert_eq!(request.path, "/api/notes");
+        let sent: NewNote = serde_json::from_str(&request.body).unwrap();
+        assert_eq!(sent.written_at, "2026-01-01T00:00:00.000Z");
+        assert_eq!(sent.title, "t");
     }
 }

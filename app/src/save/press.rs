@@ -1,10 +1,12 @@
 //! What a press of Save does with the draft in the editor (PROTOCOL.md §Client 1, 6).
 
+use serde::{Deserialize, Serialize};
+
 use super::intent::{IntentState, SaveIntent};
 use crate::api::Problem;
 
 /// How the editor relates to an existing intent.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Link {
     /// Save was pressed on this draft; nothing was typed since.
     Pressed(String),
@@ -64,7 +66,7 @@ mod tests {
     fn intent(state: IntentState) -> SaveIntent {
         SaveIntent {
             state,
-            ..SaveIntent::new("k1".into(), "t", "b", "w".into())
+            ..SaveIntent::create("k1".into(), "t", "b", "w".into())
         }
     }
 

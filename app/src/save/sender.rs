@@ -7,11 +7,11 @@ use std::time::Duration;
 
 use super::intent::SaveIntent;
 use super::retry_policy::{AttemptOutcome, NextStep, RetryPolicy};
-use crate::api::{NewNote, Note, Problem};
+use crate::api::{Note, Problem};
 
-/// Makes one attempt: `POST /api/notes` with the key and the payload.
+/// Makes one attempt: the intent's request, with its key.
 pub trait Transport {
-    fn send(&self, key: &str, note: &NewNote) -> impl Future<Output = AttemptOutcome>;
+    fn send(&self, intent: &SaveIntent) -> impl Future<Output = AttemptOutcome>;
 }
 
 /// Waits. The browser sleeps on a timer; tests record the delay and return at once.
@@ -76,7 +76,6 @@ impl<T: Transport, C: Clock> Sender<T, C> {
     /// Runs one burst for `intent`: at most `policy.burst_attempts` attempts, all with the
     /// intent's own key and payload.
     pub async fn run_burst(&self, intent: &SaveIntent, hooks: &mut impl BurstHooks) -> BurstEnd {
-        let payload = intent.payload();
         let mut n = 0;
         loop {
             if !hooks.is_online() {
@@ -84,7 +83,7 @@ impl<T: Transport, C: Clock> Sender<T, C> {
             }
             n += 1;
             hooks.on_event(BurstEvent::AttemptStarted { n });
-            let outcome = self.transport.send(&intent.key, &payload).await;
+            let outcome = self.transport.send(intent).await;
             let jitter = hooks.jitter();
             match self.policy.next_step(n, &outcome, jitter) {
                 NextStep::Finish => {
@@ -174,8 +173,8 @@ mod tests {
     }
 
     impl Transport for ScriptedTransport {
-        async fn send(&self, key: &str, _note: &NewNote) -> AttemptOutcome {
-            self.keys.borrow_mut().push(key.to_owned());
+        async fn send(&self, intent: &SaveIntent) -> AttemptOutcome {
+            self.keys.borrow_mut().push(intent.key.clone());
             self.script
                 .borrow_mut()
                 .pop_front()
@@ -232,7 +231,7 @@ mod tests {
     }
 
     fn intent() -> SaveIntent {
-        SaveIntent::new("key-1".into(), "t", "b", "2026-01-01T00:00:00.000Z".into())
+        SaveIntent::create("key-1".into(), "t", "b", "2026-01-01T00:00:00.000Z".into())
     }
 
     fn unreachable() -> AttemptOutcome {

@@ -6,8 +6,11 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
 
 use tokio::sync::{OwnedRwLockWriteGuard, RwLock};
+
+use crate::error::ApiError;
 
 /// Where this request stands among those with its key.
 pub enum Pass {
@@ -27,8 +30,10 @@ pub struct KeyGates {
 const PRUNE_ABOVE: usize = 1024;
 
 impl KeyGates {
-    /// Waits for an earlier request with `key` to finish, if there is one.
-    pub async fn pass(&self, key: &str) -> Pass {
+    /// Waits for an earlier request with `key` to finish, if there is one — for at most
+    /// `wait` (the same bound as the database's write-lock wait); past it the key is
+    /// still in use: 409 `idempotency-key-in-use`.
+    pub async fn pass(&self, key: &str, wait: Duration) -> Result<Pass, ApiError> {
         let running = {
             let mut gates = self
                 .gates
@@ -43,31 +48,34 @@ impl KeyGates {
                     gates.retain(|_, gate| gate.strong_count() > 0);
                 }
                 gates.insert(key.to_owned(), Arc::downgrade(&gate));
-                return Pass::Leader(held);
+                return Ok(Pass::Leader(held));
             }
         };
         if let Some(gate) = running {
-            drop(gate.read().await);
+            match tokio::time::timeout(wait, gate.read()).await {
+                Ok(done) => drop(done),
+                Err(_) => return Err(ApiError::IdempotencyKeyInUse),
+            }
         }
-        Pass::Follower
+        Ok(Pass::Follower)
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use super::*;
+
+    const LONG: Duration = Duration::from_secs(10);
 
     #[tokio::test]
     async fn a_second_request_with_the_key_waits_until_the_first_is_done() {
         let gates = Arc::new(KeyGates::default());
-        let Pass::Leader(held) = gates.pass("k").await else {
+        let Ok(Pass::Leader(held)) = gates.pass("k", LONG).await else {
             panic!("the first leads")
         };
         let follower = tokio::spawn({
             let gates = gates.clone();
-            async move { matches!(gates.pass("k").await, Pass::Follower) }
+            async move { matches!(gates.pass("k", LONG).await, Ok(Pass::Follower)) }
         });
         tokio::time::sleep(Duration::from_millis(50)).await;
         assert!(
@@ -81,12 +89,22 @@ mod tests {
     #[tokio::test]
     async fn other_keys_and_later_requests_lead_on_their_own() {
         let gates = KeyGates::default();
-        let first = gates.pass("a").await;
-        assert!(matches!(gates.pass("b").await, Pass::Leader(_)));
+        let first = gates.pass("a", LONG).await;
+        assert!(matches!(gates.pass("b", LONG).await, Ok(Pass::Leader(_))));
         drop(first);
         assert!(
-            matches!(gates.pass("a").await, Pass::Leader(_)),
+            matches!(gates.pass("a", LONG).await, Ok(Pass::Leader(_))),
             "a finished key's gate is gone"
         );
+    }
+
+    #[tokio::test]
+    async fn a_follower_waits_no_longer_than_the_bound_then_hears_the_key_is_in_use() {
+        let gates = KeyGates::default();
+        let _leader = gates.pass("k", LONG).await;
+        let started = std::time::Instant::now();
+        let follower = gates.pass("k", Duration::from_millis(100)).await;
+        assert!(matches!(follower, Err(ApiError::IdempotencyKeyInUse)));
+        assert!(started.elapsed() < LONG);
     }
 }

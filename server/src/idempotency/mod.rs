@@ -1,17 +1,19 @@
-//! Idempotency: the key a request carries, the fingerprint of what it asks for, and the
-//! table that remembers which key produced which answer.
+//! Idempotency: the key a request carries, the fingerprint of what it asks for, the
+//! answer stored for the key, and the one entry point every write goes through
+//! ([`execute`]: replay a committed answer, or run the write and store its answer in the
+//! same transaction).
 
+mod answer;
 mod fingerprint;
 mod gate;
 mod key;
-mod persistence;
+mod pipeline;
 
+pub use answer::{Answer, SavedAnswer, StoredAnswer};
 pub use fingerprint::Fingerprint;
 pub use gate::{KeyGates, Pass};
 pub use key::IdempotencyKey;
-pub use persistence::{
-    Claim, StoredResponse, commit, find_stored, replace_answer, sweep_expired, try_claim,
-};
+pub use pipeline::{Applied, ClaimTicket, NextAction, Operation, execute};
 
 /// The scope every key lives in until accounts exist (PROTOCOL.md §Server 8).
 pub const SHARED_SCOPE: &str = "shared";

@@ -1,7 +1,10 @@
-//! Notes: the validated request, the SQL that stores and reads notes, and the routes.
+//! Notes: the validated requests, the write operations, the list cursor, and the routes
+//! (the JSON API, and the page's form without JavaScript).
 
+pub mod cursor;
+pub mod form;
 pub mod new_note;
 #[cfg(feature = "bench-plain-insert")]
 pub mod plain_insert;
 pub mod routes;
-pub mod store;
+pub mod writes;

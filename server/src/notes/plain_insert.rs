@@ -12,10 +12,10 @@ use axum::routing::post;
 use app::api::NewNote;
 
 use super::new_note::ValidNewNote;
-use super::store;
 use crate::error::ApiError;
 use crate::idempotency::{IdempotencyKey, SHARED_SCOPE};
 use crate::state::AppState;
+use crate::storage::Store;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/bench/plain-notes", post(plain_insert))
@@ -28,15 +28,9 @@ async fn plain_insert(State(state): State<AppState>, body: Bytes) -> Result<Resp
     let new_note = ValidNewNote::parse(request)?;
     // The notes table requires a unique key per note; a fresh one costs nothing here.
     let key = IdempotencyKey::parse(&uuid::Uuid::new_v4().to_string())?;
-    let mut conn = state.pool.acquire().await?;
     let note = new_note.to_note();
-    store::insert(
-        &mut conn,
-        SHARED_SCOPE,
-        &key,
-        &new_note.fingerprint(),
-        &note,
-    )
-    .await?;
+    let Store::Sqlite(db) = &state.store;
+    db.plain_insert(SHARED_SCOPE, &key, &new_note.fingerprint(), &note)
+        .await?;
     Ok((StatusCode::CREATED, axum::Json(note)).into_response())
 }

@@ -1,7 +1,9 @@
 // oncenote's service worker. The server fills in BUILD and PRECACHE for each build.
 //
 // - Page loads: network first, so an online visit always gets the current page; the
-//   answer is kept, and with no network the kept page is served.
+//   answer is kept. The kept page is served instead when there is no network, when the
+//   network answers with a server error (a reverse proxy's 502/503/504 while the app
+//   restarts), and when the network has not answered within NAVIGATION_TIMEOUT_MS.
 // - The wasm, JS and CSS: from the cache (their names carry content hashes, so a cached
 //   file can never belong to another build), else the network, then kept.
 // - Nothing else is touched: API requests, and every write, go straight to the network.
@@ -13,6 +15,7 @@
 const BUILD = "__BUILD_ID__";
 const PRECACHE = ["__PRECACHE__"];
 const CACHE = `oncenote-${BUILD}`;
+const NAVIGATION_TIMEOUT_MS = 3000;
 
 self.addEventListener("install", (event) => {
   event.waitUntil(
@@ -49,17 +52,24 @@ self.addEventListener("fetch", (event) => {
 
 async function pageNetworkFirst(request, url) {
   const cache = await caches.open(CACHE);
-  try {
-    const response = await fetch(request);
+  const kept = () => cache.match("/");
+  const network = fetch(request).then(async (response) => {
     if (response.ok && url.pathname === "/") {
       await cache.put("/", response.clone());
     }
     return response;
-  } catch (offline) {
-    const kept = await cache.match("/");
-    if (kept) return kept;
-    throw offline;
-  }
+  });
+  // Whichever comes first: the network's answer, or the timeout.
+  const first = await Promise.race([
+    network.then((response) => ({ response }), (error) => ({ error })),
+    new Promise((resolve) => setTimeout(() => resolve({ timedOut: true }), NAVIGATION_TIMEOUT_MS)),
+  ]);
+  if (first.response && first.response.status < 500) return first.response;
+  const fallback = await kept();
+  if (fallback) return fallback;
+  // Nothing kept: the network's own answer (or error) is all there is.
+  if (first.response) return first.response;
+  return network;
 }
 
 async function assetCacheFirst(request) {

@@ -13,6 +13,8 @@ pub struct TestApp {
     pub pool: SqlitePool,
     pub client: reqwest::Client,
     pub database_url: String,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    server: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
     _dir: TempDir,
 }
 
@@ -31,8 +33,14 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
         .await
         .expect("the application starts");
     let address = format!("http://{}", app.local_addr());
-    let pool = app.pool();
-    tokio::spawn(app.run_until(std::future::pending()));
+    // The test's own connection to the database, to count rows and inject faults.
+    let pool = SqlitePool::connect(&database_url)
+        .await
+        .expect("the test opens the database");
+    let (shutdown, stop) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(app.run_until(async move {
+        let _ = stop.await;
+    }));
     TestApp {
         address,
         pool,
@@ -41,6 +49,8 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
             .build()
             .expect("an HTTP client"),
         database_url,
+        shutdown: Some(shutdown),
+        server: Some(server),
         _dir: dir,
     }
 }
@@ -51,6 +61,25 @@ pub fn note_json(title: &str) -> serde_json::Value {
 }
 
 impl TestApp {
+    /// Sends the shutdown signal and waits for the server to return (at most `bound`).
+    /// Returns how long it took, or `None` if it was still running at the bound.
+    pub async fn shut_down(&mut self, bound: Duration) -> Option<Duration> {
+        let started = std::time::Instant::now();
+        if let Some(signal) = self.shutdown.take() {
+            let _ = signal.send(());
+        }
+        let server = self.server.take()?;
+        match tokio::time::timeout(bound, server).await {
+            Ok(result) => {
+                result
+                    .expect("the server task")
+                    .expect("the server stops cleanly");
+                Some(started.elapsed())
+            }
+            Err(_) => None,
+        }
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.address)
     }

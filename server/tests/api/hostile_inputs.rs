@@ -3,6 +3,8 @@
 //! Boundary cases that are valid (at the limits, SQL or script text as plain content)
 //! must be stored exactly as sent.
 
+use app::api::MAX_REQUEST_BYTES;
+
 use crate::helpers::{RawAnswer, TestApp, spawn_app};
 
 const KEY: &str = "corpus-key";
@@ -116,11 +118,6 @@ fn corpus() -> Vec<Case> {
             br#"{"title": "a", "body": "b"}"#.to_vec(),
         ),
         (
-            "an extra field",
-            br#"{"title": "a", "body": "b", "written_at": "2026-11-30T05:00:00Z", "id": "x"}"#
-                .to_vec(),
-        ),
-        (
             "a field twice",
             br#"{"title": "a", "title": "b", "body": "b", "written_at": "2026-11-30T05:00:00Z"}"#
                 .to_vec(),
@@ -213,11 +210,21 @@ fn corpus() -> Vec<Case> {
         ));
     }
 
-    // Size.
+    // Size, and bodies that break off.
     cases.push(case(
-        "a body of 256 KiB + 1",
-        post(&k, &vec![b' '; 256 * 1024 + 1]),
+        "a body one byte over the limit",
+        post(&k, &vec![b' '; MAX_REQUEST_BYTES + 1]),
         Problem(413, "payload-too-large"),
+    ));
+    cases.push(case(
+        "a chunked body that breaks off with a malformed chunk",
+        b"POST /api/notes HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nIdempotency-Key: k\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"tit\r\nzz\r\n".to_vec(),
+        Problem(400, "invalid-body"),
+    ));
+    cases.push(case(
+        "a body of 100,001 CJK characters (over the character limit, under the byte limit)",
+        post(&k, &note("long", &"字".repeat(100_001))),
+        Problem(422, "validation-failed"),
     ));
     cases.push(case(
         "a Content-Length over the limit",
@@ -393,6 +400,27 @@ fn corpus() -> Vec<Case> {
     cases.push(case(
         "body of exactly 100,000 characters",
         post(&key_line("body-100k"), &note("long", &"b".repeat(100_000))),
+        Created,
+    ));
+    cases.push(case(
+        "an extra field (a newer client)",
+        post(
+            &key_line("extra-field"),
+            br#"{"title": "a", "body": "b", "written_at": "2026-11-30T05:00:00Z", "id": "x"}"#,
+        ),
+        Created,
+    ));
+    cases.push(case(
+        "the largest note in bytes: 200 + 100,000 astral characters, each \\u-escaped",
+        post(
+            &key_line("escaped-max"),
+            format!(
+                r#"{{"title": "{}", "body": "{}", "written_at": "{WHEN}"}}"#,
+                "\\ud83e\\udd80".repeat(200),
+                "\\ud83d\\ude00".repeat(100_000)
+            )
+            .as_bytes(),
+        ),
         Created,
     ));
     cases.push(case(

@@ -184,9 +184,9 @@ async fn the_sweeper_deletes_expired_keys_and_the_note_still_answers_a_late_retr
 }
 
 #[tokio::test]
-async fn a_request_that_cannot_get_the_write_lock_in_time_gets_409_in_use_and_writes_nothing() {
+async fn a_busy_database_is_503_database_busy_not_409_and_writes_nothing() {
     let app = spawn_app_with(|config| config.key_wait = Duration::from_millis(300)).await;
-    // Another writer holds SQLite's write lock, as a long first request would.
+    // Another writer (a backup, another process) holds SQLite's write lock.
     let mut holder = sqlx::SqliteConnection::connect(&app.database_url)
         .await
         .unwrap();
@@ -196,14 +196,111 @@ async fn a_request_that_cannot_get_the_write_lock_in_time_gets_409_in_use_and_wr
         .unwrap();
 
     let blocked = app.post_note(Some("key-1"), &note_json("Groceries")).await;
-    assert_eq!(blocked.status(), 409);
+    assert_eq!(blocked.status(), 503);
     assert_eq!(blocked.headers()["retry-after"], "1");
-    assert_eq!(problem_of(blocked).await.slug(), "idempotency-key-in-use");
+    assert_eq!(problem_of(blocked).await.slug(), "database-busy");
 
     sqlx::query("ROLLBACK").execute(&mut holder).await.unwrap();
     assert_eq!(app.note_count().await, 0);
     let retried = app.post_note(Some("key-1"), &note_json("Groceries")).await;
     assert_eq!(retried.status(), 201);
+}
+
+/// Makes every note insert take a second or more (a trigger that counts to 30 million),
+/// so a request can be held inside its transaction.
+async fn slow_down_note_inserts(app: &crate::helpers::TestApp) {
+    sqlx::query(
+        "CREATE TRIGGER slow_insert AFTER INSERT ON notes BEGIN \
+         SELECT count(*) FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c \
+         WHERE x < 30000000) SELECT x FROM c); END",
+    )
+    .execute(&app.pool)
+    .await
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_whose_key_is_in_flight_past_the_bound_gets_409_then_the_replay() {
+    let app = spawn_app_with(|config| config.key_wait = Duration::from_millis(200)).await;
+    slow_down_note_inserts(&app).await;
+    let body = note_json("Held");
+    let first = app.post_note(Some("held-key"), &body);
+    let second = async {
+        // Let the first request take the key and start its slow insert.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let started = std::time::Instant::now();
+        let response = app.post_note(Some("held-key"), &body).await;
+        (response, started.elapsed())
+    };
+    let (first, (second, waited)) = tokio::join!(first, second);
+
+    assert_eq!(first.status(), 201);
+    assert_eq!(second.status(), 409, "the same key was in flight");
+    assert_eq!(second.headers()["retry-after"], "1");
+    assert!(
+        waited < Duration::from_millis(900),
+        "the follower gave up at the bound, not when the leader finished ({waited:?})"
+    );
+    assert_eq!(problem_of(second).await.slug(), "idempotency-key-in-use");
+    let retry = app.post_note(Some("held-key"), &body).await;
+    assert_eq!(retry.status(), 201);
+    assert_eq!(retry.headers()[IDEMPOTENT_REPLAYED_HEADER], "true");
+    assert_eq!(app.note_count().await, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_and_replays_answer_while_writers_wait_for_the_write_lock() {
+    let app = spawn_app_with(|config| config.key_wait = Duration::from_secs(3)).await;
+    let stored = app
+        .post_note(Some("stored-key"), &note_json("Stored"))
+        .await;
+    assert_eq!(stored.status(), 201);
+    // Another writer holds the write lock: every write now waits up to 3 s.
+    let mut holder = sqlx::SqliteConnection::connect(&app.database_url)
+        .await
+        .unwrap();
+    sqlx::query("BEGIN IMMEDIATE")
+        .execute(&mut holder)
+        .await
+        .unwrap();
+    let writers: Vec<_> = (0..16)
+        .map(|n| {
+            let client = app.client.clone();
+            let url = app.url("/api/notes");
+            tokio::spawn(async move {
+                client
+                    .post(url)
+                    .header("idempotency-key", format!("waiting-{n}"))
+                    .json(&note_json("Waiting"))
+                    .send()
+                    .await
+                    .map(|r| r.status().as_u16())
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    let started = std::time::Instant::now();
+    let health = app.get("/healthz").await;
+    let replay = app
+        .post_note(Some("stored-key"), &note_json("Stored"))
+        .await;
+    let page = app.get("/api/notes").await;
+    let took = started.elapsed();
+    assert_eq!(health.status(), 200);
+    assert_eq!(replay.status(), 201);
+    assert_eq!(replay.headers()[IDEMPOTENT_REPLAYED_HEADER], "true");
+    assert_eq!(page.status(), 200);
+    assert!(
+        took < Duration::from_millis(1500),
+        "reads waited behind the writers ({took:?}; the writers wait up to 3 s)"
+    );
+
+    sqlx::query("ROLLBACK").execute(&mut holder).await.unwrap();
+    for writer in writers {
+        let status = writer.await.unwrap().unwrap();
+        assert!(status == 201 || status == 503, "{status}");
+    }
 }
 
 #[tokio::test]

@@ -1,7 +1,9 @@
 //! Integration tests: the real server on port 0, a fresh SQLite database per test.
 
+mod form_post;
 mod helpers;
 mod hostile_inputs;
+mod http_hardening;
 mod idempotent_create;
 mod notes_routes;
 mod offline_shell;

@@ -2,7 +2,7 @@
 //! the real server, with a transport that loses answers after the server committed.
 //! Like the seed's `createWithRetry`, a burst here sends at most twice.
 
-use app::save::intent::SaveIntent;
+use app::save::intent::{IntentKind, SaveIntent};
 use app::save::retry_policy::{AttemptOutcome, RetryPolicy};
 use app::save::sender::{BurstEnd, Sender, Transport};
 
@@ -19,12 +19,12 @@ fn two_sends() -> RetryPolicy {
 fn http(app: &TestApp) -> HttpTransport {
     HttpTransport {
         client: app.client.clone(),
-        url: app.url("/api/notes"),
+        base: app.address.clone(),
     }
 }
 
 fn intent(title: &str) -> SaveIntent {
-    SaveIntent::new(
+    SaveIntent::create(
         uuid::Uuid::new_v4().to_string(),
         title,
         "buy milk",
@@ -110,7 +110,10 @@ async fn scenario_4_the_same_key_with_another_title_is_refused_and_writes_nothin
     assert!(matches!(first, BurstEnd::Saved { .. }));
 
     let reused = SaveIntent {
-        title: "Something else".into(),
+        kind: IntentKind::Create {
+            title: "Something else".into(),
+            body: "buy milk".into(),
+        },
         ..original.clone()
     };
     let counting = LosesAnswers::new(http(&app), 0);

@@ -3,8 +3,8 @@
 use std::cell::{Cell, RefCell};
 use std::time::Duration;
 
-use app::api::NewNote;
 pub use app::save::http_transport::HttpTransport;
+use app::save::intent::SaveIntent;
 use app::save::retry_policy::AttemptOutcome;
 use app::save::sender::{BurstHooks, Clock, Transport};
 
@@ -27,9 +27,9 @@ impl<T> LosesAnswers<T> {
 }
 
 impl<T: Transport> Transport for LosesAnswers<T> {
-    async fn send(&self, key: &str, note: &NewNote) -> AttemptOutcome {
-        self.keys_sent.borrow_mut().push(key.to_owned());
-        let outcome = self.inner.send(key, note).await;
+    async fn send(&self, intent: &SaveIntent) -> AttemptOutcome {
+        self.keys_sent.borrow_mut().push(intent.key.clone());
+        let outcome = self.inner.send(intent).await;
         match self.lose.get() {
             0 => outcome,
             n => {
@@ -46,8 +46,12 @@ impl<T: Transport> Transport for LosesAnswers<T> {
 pub struct NewKeyPerAttempt<T>(pub T);
 
 impl<T: Transport> Transport for NewKeyPerAttempt<T> {
-    async fn send(&self, _key: &str, note: &NewNote) -> AttemptOutcome {
-        self.0.send(&uuid::Uuid::new_v4().to_string(), note).await
+    async fn send(&self, intent: &SaveIntent) -> AttemptOutcome {
+        let fresh = SaveIntent {
+            key: uuid::Uuid::new_v4().to_string(),
+            ..intent.clone()
+        };
+        self.0.send(&fresh).await
     }
 }
 

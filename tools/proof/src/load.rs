@@ -28,6 +28,10 @@ pub struct IntentRecord {
     pub bursts: u32,
     /// A permanent refusal: never expected for these valid notes.
     pub refused: Option<String>,
+    /// How many senders sent this intent at once (several: like tabs without a lock).
+    pub senders: u32,
+    /// Saved answers to concurrent senders that named different notes.
+    pub disagreeing_answers: u32,
 }
 
 /// How attempts ended, over the whole run.
@@ -74,6 +78,8 @@ pub struct LoadConfig {
     pub deadline: Duration,
     pub seed: u64,
     pub policy: RetryPolicy,
+    /// The share of intents sent by 2–4 senders at once, with the same key.
+    pub same_key_share: f64,
 }
 
 pub struct LoadResult {
@@ -98,7 +104,7 @@ impl Clock for TokioClock {
 }
 
 struct ClientHooks<'a> {
-    rng: &'a mut StdRng,
+    rng: StdRng,
     counts: &'a RefCell<OutcomeCounts>,
     attempts: u32,
 }
@@ -134,7 +140,7 @@ pub async fn run(
         .build()?;
     let transport = HttpTransport {
         client,
-        url: format!("{base_url}/api/notes"),
+        base: base_url.to_owned(),
     };
     let records: Rc<RefCell<Vec<IntentRecord>>> =
         Rc::new(RefCell::new(Vec::with_capacity(config.intents)));
@@ -150,11 +156,19 @@ pub async fn run(
             .step_by(config.clients)
             .collect();
         let seed = config.seed.wrapping_add(client_no as u64);
+        let same_key_share = config.same_key_share;
         clients.push(tokio::task::spawn_local(async move {
             let mut rng = StdRng::seed_from_u64(seed);
             for n in mine {
-                let record =
-                    save_one(&sender, &mut rng, &counts, &progress, n, seed, deadline).await;
+                let senders = if rng.random_bool(same_key_share) {
+                    rng.random_range(2..=4)
+                } else {
+                    1
+                };
+                let record = save_one(
+                    &sender, &mut rng, &counts, &progress, n, seed, deadline, senders,
+                )
+                .await;
                 records.borrow_mut().push(record);
             }
         }));
@@ -171,6 +185,7 @@ pub async fn run(
     })
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn save_one(
     sender: &Sender<HttpTransport, TokioClock>,
     rng: &mut StdRng,
@@ -179,67 +194,101 @@ async fn save_one(
     n: usize,
     seed: u64,
     deadline: Instant,
+    senders: u32,
 ) -> IntentRecord {
     let written_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
     let words: String = (0..rng.random_range(3..40))
         .map(|_| format!("w{} ", rng.random_range(0..10_000)))
         .collect();
-    let intent = SaveIntent::new(
+    let title = format!("chaos note {n}");
+    let body = format!("intent {n} of run {seed}: {words}");
+    let intent = SaveIntent::create(
         uuid::Uuid::new_v4().to_string(),
-        &format!("chaos note {n}"),
-        &format!("intent {n} of run {seed}: {words}"),
-        written_at,
+        &title,
+        &body,
+        written_at.clone(),
     );
     let mut record = IntentRecord {
         key: intent.key.clone(),
-        payload: intent.payload(),
+        payload: NewNote {
+            title,
+            body,
+            written_at,
+        },
         acked_note_id: None,
         attempts: 0,
         bursts: 0,
         refused: None,
+        senders,
+        disagreeing_answers: 0,
     };
     while Instant::now() < deadline {
         record.bursts += 1;
-        let mut hooks = ClientHooks {
-            rng: &mut *rng,
-            counts,
-            attempts: 0,
-        };
-        let end = sender.run_burst(&intent, &mut hooks).await;
-        record.attempts += hooks.attempts;
-        match end {
-            BurstEnd::Saved { note, replayed } => {
-                let mut counts = counts.borrow_mut();
-                if replayed {
+        // One burst per sender, all at once, all with the intent's one key.
+        let bursts = (0..senders).map(|_| {
+            let mut hooks = ClientHooks {
+                rng: StdRng::seed_from_u64(rng.random()),
+                counts,
+                attempts: 0,
+            };
+            let intent = &intent;
+            async move {
+                let end = sender.run_burst(intent, &mut hooks).await;
+                (end, hooks.attempts)
+            }
+        });
+        let ends = futures::future::join_all(bursts).await;
+        record.attempts += ends.iter().map(|(_, attempts)| attempts).sum::<u32>();
+        let saved: Vec<(&app::api::Note, bool)> = ends
+            .iter()
+            .filter_map(|(end, _)| match end {
+                BurstEnd::Saved { note, replayed } => Some((note, *replayed)),
+                _ => None,
+            })
+            .collect();
+        if let Some((note, _)) = saved.first() {
+            record.disagreeing_answers = saved
+                .iter()
+                .filter(|(other, _)| other.id != note.id)
+                .count() as u32;
+            let mut counts = counts.borrow_mut();
+            for (_, replayed) in &saved {
+                if *replayed {
                     counts.saved_by_replay += 1;
                 } else {
                     counts.saved_first_time += 1;
                 }
-                record.acked_note_id = Some(note.id);
-                progress
-                    .acked_keys
-                    .lock()
-                    .expect("not poisoned")
-                    .push(record.key.clone());
-                progress.acked.fetch_add(1, Ordering::Relaxed);
-                return record;
             }
-            BurstEnd::Failed { problem } => {
-                record.refused = Some(format!(
-                    "{} {}: {}",
-                    problem.status,
-                    problem.slug(),
-                    problem.detail
-                ));
-                return record;
-            }
-            BurstEnd::Waiting { last } => {
-                counts.borrow_mut().count_failure(&last);
-                // What the page does on a reload or "Retry now": a new burst, same key.
-                tokio::time::sleep(Duration::from_millis(200)).await;
-            }
-            BurstEnd::Offline => unreachable!("the virtual clients are always online"),
+            record.acked_note_id = Some(note.id.clone());
+            progress
+                .acked_keys
+                .lock()
+                .expect("not poisoned")
+                .push(record.key.clone());
+            progress.acked.fetch_add(1, Ordering::Relaxed);
+            return record;
         }
+        if let Some(problem) = ends.iter().find_map(|(end, _)| match end {
+            BurstEnd::Failed { problem } => Some(problem),
+            _ => None,
+        }) {
+            record.refused = Some(format!(
+                "{} {}: {}",
+                problem.status,
+                problem.slug(),
+                problem.detail
+            ));
+            return record;
+        }
+        for (end, _) in &ends {
+            match end {
+                BurstEnd::Waiting { last } => counts.borrow_mut().count_failure(last),
+                BurstEnd::Offline => unreachable!("the virtual clients are always online"),
+                _ => {}
+            }
+        }
+        // What the page does on a reload or "Retry now": a new burst, same key.
+        tokio::time::sleep(Duration::from_millis(200)).await;
     }
     record
 }

@@ -12,6 +12,8 @@ pub struct ServerProcess {
     binary: PathBuf,
     pub addr: SocketAddr,
     pub database_url: String,
+    /// Extra environment for the server (its configuration variables).
+    pub env: Vec<(String, String)>,
     child: Option<Child>,
 }
 
@@ -33,6 +35,7 @@ impl ServerProcess {
             binary: binary.to_owned(),
             addr: SocketAddr::from(([127, 0, 0, 1], free_port()?)),
             database_url: format!("sqlite://{}", database.display()),
+            env: Vec::new(),
             child: None,
         })
     }
@@ -51,6 +54,7 @@ impl ServerProcess {
             .env("LEPTOS_SITE_ADDR", self.addr.to_string())
             .env("DATABASE_URL", &self.database_url)
             .env("RUST_LOG", "error")
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())

@@ -44,6 +44,14 @@ struct Args {
     /// Largest extra delay before forwarding, in milliseconds.
     #[arg(long, default_value_t = 20)]
     max_delay_ms: u64,
+    /// Share of intents sent by 2–4 senders at once with the same key (as tabs without a
+    /// lock would).
+    #[arg(long, default_value_t = 0.05)]
+    same_key_share: f64,
+    /// Idempotency rows expire after this many seconds and are swept every second, so
+    /// keys expire while the load runs and late retries meet only the note's own key.
+    #[arg(long)]
+    ttl_secs: Option<u64>,
     /// SIGKILLs of the server during the load (0: no crash mode).
     #[arg(long, default_value_t = 0)]
     kills: usize,
@@ -69,6 +77,12 @@ async fn main() -> anyhow::Result<()> {
     std::fs::create_dir_all(&dir)?;
     let database = dir.join("chaos.db");
     let mut server = ServerProcess::new(&args.server, &database)?;
+    if let Some(ttl) = args.ttl_secs {
+        server.env = vec![
+            ("ONCENOTE_IDEMPOTENCY_TTL_SECS".into(), ttl.to_string()),
+            ("ONCENOTE_SWEEP_INTERVAL_SECS".into(), "1".into()),
+        ];
+    }
     server.start().await?;
 
     let faults = Faults {
@@ -80,13 +94,18 @@ async fn main() -> anyhow::Result<()> {
     };
     let proxy = FaultProxy::start(server.base_url(), faults.clone(), args.seed).await?;
     println!(
-        "chaos: {} intents, {} clients, faults lose={:.0}% reset={:.0}% busy={:.0}% delay≤{} ms, kills={}, seed={}",
+        "chaos: {} intents, {} clients, faults lose={:.0}% reset={:.0}% busy={:.0}% delay≤{} ms, \
+         same key from several senders={:.0}%, key expiry={}, kills={}, seed={}",
         args.intents,
         args.clients,
         args.lose * 100.0,
         args.reset * 100.0,
         args.busy * 100.0,
         args.max_delay_ms,
+        args.same_key_share * 100.0,
+        args.ttl_secs
+            .map(|t| format!("{t} s"))
+            .unwrap_or_else(|| "off".into()),
         args.kills,
         args.seed
     );
@@ -107,6 +126,7 @@ async fn main() -> anyhow::Result<()> {
         deadline: Duration::from_secs(args.deadline_secs),
         seed: args.seed,
         policy: RetryPolicy::default(),
+        same_key_share: args.same_key_share,
     };
     let local = tokio::task::LocalSet::new();
     let result = local
@@ -115,7 +135,8 @@ async fn main() -> anyhow::Result<()> {
     let (mut server, kill_checks) = killer.await??;
     server.kill()?;
 
-    let mut checks = invariants::check_all(&database, &result.records).await?;
+    let mut checks =
+        invariants::check_all(&database, &result.records, args.ttl_secs.is_some()).await?;
     checks.extend(kill_checks);
 
     let c = &result.counts;
@@ -151,6 +172,14 @@ async fn main() -> anyhow::Result<()> {
         ProxyCounts::get(&p.resets),
         ProxyCounts::get(&p.busy),
         ProxyCounts::get(&p.upstream_down)
+    );
+    println!(
+        "same key at once   {} intents from several senders",
+        result.records.iter().filter(|r| r.senders > 1).count()
+    );
+    println!(
+        "after expiry       {} late retries answered from the note's own key",
+        invariants::late_answers(&database).await?
     );
     println!("kills              {}", args.kills);
     println!("── invariants ──────────────────────────────────────────");

@@ -2,8 +2,8 @@
 
 use leptos::prelude::*;
 
-use super::save_queue::SaveQueue;
 use crate::api::Note;
+use crate::state::PageState;
 
 /// How much of a body the list shows.
 const EXCERPT_CHARS: usize = 160;
@@ -30,7 +30,11 @@ pub fn SavedNotes() -> impl IntoView {
 /// kept from before, each once, newest first.
 #[component]
 fn NotesList(loaded: Vec<Note>) -> impl IntoView {
-    let queue = expect_context::<SaveQueue>();
+    let queue = expect_context::<PageState>().queue;
+    // The browser keeps what the server sent, so the list (and the notes cache made from
+    // it) still has these notes when the page is opened offline.
+    let rendered = loaded.clone();
+    Effect::new(move |_| queue.learn_notes(rendered.clone()));
     let all = Memo::new(move |_| {
         let mut notes = queue.saved.get();
         for note in &loaded {
@@ -45,10 +49,6 @@ fn NotesList(loaded: Vec<Note>) -> impl IntoView {
         });
         notes
     });
-    // The browser keeps the last list it saw: the page opened offline shows it, and
-    // other tabs learn of notes saved here.
-    #[cfg(feature = "hydrate")]
-    Effect::new(move |_| all.with(|notes| crate::browser::notes_cache::keep(notes)));
     view! {
         <Show when=move || all.with(|notes| !notes.is_empty()) fallback=|| view! { <p class="muted empty">"No notes yet."</p> }>
             <ul class="notes" data-testid="saved-notes">

@@ -1,21 +1,13 @@
-//! The page: a compose form, the notes not yet saved, and the saved notes.
-
-mod compose;
-mod notes_list;
-pub mod save_queue;
-mod status_line;
-mod unsaved_list;
+//! The HTML document and the app's routes.
 
 use leptos::prelude::*;
 use leptos_meta::{HashedStylesheet, MetaTags, Title, provide_meta_context};
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::{SsrMode, StaticSegment};
 
-use compose::Compose;
-use notes_list::SavedNotes;
-use save_queue::SaveQueue;
-use status_line::StatusLine;
-use unsaved_list::UnsavedNotes;
+use crate::door;
+use crate::pages::home::HomePage;
+use crate::state::PageState;
 
 /// The HTML document around the app.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
@@ -40,17 +32,17 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
     }
 }
 
-/// The whole page.
+/// The app: one shared page state, the routes.
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
-    let queue = SaveQueue::new();
-    provide_context(queue);
+    let page = PageState::default();
+    provide_context(page);
 
     // Effects run only in the browser, after hydration: load the unsaved intents from
     // localStorage, start sending them, and tell tests the page is live.
     Effect::new(move |_| {
-        untrack(|| queue.start());
+        untrack(|| door::start(page));
         mark_hydrated();
     });
 
@@ -72,19 +64,8 @@ pub fn App() -> impl IntoView {
     }
 }
 
-/// The one page: compose, what is not yet saved, what is saved.
-#[component]
-fn HomePage() -> impl IntoView {
-    view! {
-        <StatusLine />
-        <Compose />
-        <UnsavedNotes />
-        <SavedNotes />
-    }
-}
-
-/// Sets `data-hydrated="true"` on `<body>`: a click before hydration would be lost, so
-/// the end-to-end tests wait for this mark.
+/// Sets `data-hydrated="true"` on `<body>`: a click before hydration would go the
+/// form's way (a full page post), so the end-to-end tests wait for this mark.
 fn mark_hydrated() {
     #[cfg(feature = "hydrate")]
     if let Some(body) = web_sys::window()

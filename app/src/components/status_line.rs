@@ -2,12 +2,12 @@
 
 use leptos::prelude::*;
 
-use super::save_queue::SaveQueue;
+use crate::state::PageState;
 
 #[component]
 pub fn StatusLine() -> impl IntoView {
-    let queue = expect_context::<SaveQueue>();
-    let unsaved = move || queue.intents.with(Vec::len);
+    let queue = expect_context::<PageState>().queue;
+    let unsaved = move || queue.entries.with(Vec::len);
     view! {
         <p class="status-line" role="status" data-testid="status-line">
             <span class=move || if queue.online.get() { "dot online" } else { "dot offline" }></span>

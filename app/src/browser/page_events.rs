@@ -1,0 +1,183 @@
+//! Wires the page to the browser once it is hydrated: what earlier visits left (intents,
+//! the notes cache, this tab's draft), the events that start a send (`online`, the tab
+//! shown again, the slow background retry), other tabs' changes (`storage`), and the
+//! warning before closing a tab with something unsaved.
+
+use std::time::Duration;
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::closure::Closure;
+
+use super::drafts::{self, Draft};
+use super::drain::{drain, gone_elsewhere};
+use super::{finished, intent_store, notes_cache, service_worker};
+use crate::save::press::Link;
+use crate::state::PageState;
+use crate::state::queue::QueueEntry;
+
+/// The slow retry while anything is unsaved and the browser says it is online: a server
+/// that was restarting is reached without anyone pressing anything.
+const BACKGROUND_RETRY: Duration = Duration::from_secs(60);
+
+/// Runs once, after hydration.
+pub fn start(page: PageState) {
+    let queue = page.queue;
+    service_worker::register();
+    notes_cache::migrate_legacy();
+    queue.entries.set(stored_entries());
+    queue.learn_notes(notes_cache::load());
+    restore_draft(page);
+    keep_notes_cache(page);
+    queue.now_ms.set(js_sys::Date::now());
+    let _ = set_interval_with_handle(
+        move || queue.now_ms.set(js_sys::Date::now()),
+        Duration::from_secs(1),
+    );
+    schedule_background_retry(page);
+
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    queue.online.set(window.navigator().on_line());
+    listen(window.as_ref(), "online", move |_| {
+        queue.online.set(true);
+        drain(page);
+    });
+    listen(window.as_ref(), "offline", move |_| queue.online.set(false));
+    listen(window.as_ref(), "storage", move |event| {
+        let key = event
+            .dyn_ref::<web_sys::StorageEvent>()
+            .and_then(|e| e.key());
+        match key.as_deref() {
+            Some(k) if intent_store::is_intent_entry(k) => reload_entries(page),
+            Some(k) if k == notes_cache::storage_key() => queue.learn_notes(notes_cache::load()),
+            // `localStorage.clear()` in another tab (key null): read everything again.
+            None => {
+                reload_entries(page);
+                queue.learn_notes(notes_cache::load());
+            }
+            _ => {}
+        }
+    });
+    listen(window.as_ref(), "beforeunload", move |event| {
+        let unsaved = queue.entries.with_untracked(|all| !all.is_empty());
+        let typed = page.editor.link.with_untracked(Option::is_none)
+            && !(page.editor.title.with_untracked(String::is_empty)
+                && page.editor.body.with_untracked(String::is_empty));
+        if unsaved || typed {
+            // Browsers show their own words; setting returnValue is what asks for it.
+            event.prevent_default();
+            if let Some(event) = event.dyn_ref::<web_sys::BeforeUnloadEvent>() {
+                event.set_return_value("Some notes are not saved yet.");
+            }
+        }
+    });
+    // Back from the back/forward cache: other tabs may have changed everything.
+    listen(window.as_ref(), "pageshow", move |_| reload_entries(page));
+    if let Some(document) = window.document() {
+        let doc = document.clone();
+        listen(document.as_ref(), "visibilitychange", move |_| {
+            if doc.visibility_state() == web_sys::VisibilityState::Visible {
+                reload_entries(page);
+                drain(page);
+            }
+        });
+    }
+    drain(page);
+}
+
+/// What storage holds, as a freshly loaded page shows it: nothing of this tab is in
+/// flight yet (another tab may be sending some; its lock keeps this tab off them).
+fn stored_entries() -> Vec<QueueEntry> {
+    intent_store::load_all()
+        .into_iter()
+        .map(|entry| match entry {
+            QueueEntry::Intent(intent) => QueueEntry::Intent(intent.after_reload()),
+            other => other,
+        })
+        .collect()
+}
+
+/// Reads the queue again after another tab changed it. Intents that left storage were
+/// saved (or discarded) elsewhere: a draft linked to a saved one is emptied.
+fn reload_entries(page: PageState) {
+    let now = intent_store::load_all();
+    let gone: Vec<String> = page.queue.entries.with_untracked(|before| {
+        before
+            .iter()
+            .filter(|e| !now.iter().any(|n| n.id() == e.id()))
+            .map(|e| e.id().to_owned())
+            .collect()
+    });
+    for key in gone {
+        gone_elsewhere(page, &key);
+    }
+    page.queue.entries.set(now);
+}
+
+/// Puts back what this tab had typed before a reload, still linked to the intent it was
+/// pressed on — unless that intent was saved meanwhile (then the editor stays empty).
+fn restore_draft(page: PageState) {
+    let editor = page.editor;
+    if let Some(draft) = drafts::load()
+        && editor.title.get_untracked().is_empty()
+        && editor.body.get_untracked().is_empty()
+    {
+        let pressed_on = draft.link.clone();
+        let link = draft.link.filter(|l| page.queue.intent(l.key()).is_some());
+        let saved = pressed_on.as_ref().is_some_and(|l| {
+            matches!(l, Link::Pressed(_)) && link.is_none() && finished::is_finished(l.key())
+        });
+        if !saved {
+            editor.title.set(draft.title);
+            editor.body.set(draft.body);
+            editor.link.set(link);
+        }
+    }
+    Effect::new(move |_| {
+        drafts::keep(&Draft {
+            title: editor.title.get(),
+            body: editor.body.get(),
+            link: editor.link.get(),
+        });
+    });
+}
+
+/// The browser keeps the last notes it saw: the page opened offline shows them, and other
+/// tabs learn of notes saved here.
+fn keep_notes_cache(page: PageState) {
+    Effect::new(move |_| {
+        let mut notes = page.queue.saved.get();
+        notes.sort_by(|a, b| {
+            b.created_at
+                .cmp(&a.created_at)
+                .then_with(|| b.id.cmp(&a.id))
+        });
+        notes_cache::keep(&notes);
+    });
+}
+
+/// Every minute or so (with jitter, so tabs and devices do not retry in step), a new
+/// burst while something waits to be sent and the browser is online.
+fn schedule_background_retry(page: PageState) {
+    let jitter = 0.75 + 0.5 * js_sys::Math::random();
+    let delay = BACKGROUND_RETRY.mul_f64(jitter);
+    set_timeout(
+        move || {
+            let waiting = !page.queue.sendable_keys().is_empty();
+            if waiting && page.queue.online.get_untracked() {
+                drain(page);
+            }
+            schedule_background_retry(page);
+        },
+        delay,
+    );
+}
+
+fn listen(target: &web_sys::EventTarget, event: &str, handler: impl Fn(web_sys::Event) + 'static) {
+    let closure = Closure::<dyn Fn(web_sys::Event)>::new(handler);
+    let _ = target.add_event_listener_with_callback(event, closure.as_ref().unchecked_ref());
+    // The listeners live as long as the page.
+    closure.forget();
+}

@@ -1,0 +1,146 @@
+//! The notes not yet saved, each with its state in words: queued, sending, retrying in
+//! N s, waiting — Retry now, failed: reason — Edit / Discard. An entry this version
+//! cannot read is listed too, with what can be done about it.
+
+use leptos::prelude::*;
+
+use super::notes_list::excerpt;
+use crate::door;
+use crate::save::intent::{IntentState, Unreadable};
+use crate::state::PageState;
+use crate::state::queue::QueueEntry;
+
+#[component]
+pub fn UnsavedNotes() -> impl IntoView {
+    let page = expect_context::<PageState>();
+    let count = move || page.queue.entries.with(Vec::len);
+    view! {
+        <Show when=move || { count() > 0 }>
+            <section class="unsaved" aria-labelledby="unsaved-heading">
+                <h2 id="unsaved-heading">
+                    {move || match count() {
+                        1 => "1 note not yet saved".to_owned(),
+                        n => format!("{n} notes not yet saved"),
+                    }}
+                </h2>
+                <ul class="notes" data-testid="unsaved-notes">
+                    <For
+                        each=move || page.queue.entries.get()
+                        key=|entry| entry.id().to_owned()
+                        children=move |entry| view! { <UnsavedItem id=entry.id().to_owned() /> }
+                    />
+                </ul>
+            </section>
+        </Show>
+    }
+}
+
+#[component]
+fn UnsavedItem(id: String) -> impl IntoView {
+    let page = expect_context::<PageState>();
+    let entry = {
+        let id = id.clone();
+        Memo::new(move |_| {
+            page.queue
+                .entries
+                .with(|all| all.iter().find(|e| e.id() == id).cloned())
+        })
+    };
+    move || match entry.get() {
+        Some(QueueEntry::Intent(intent)) => {
+            let (title, body) = intent.text();
+            let (title, body) = (title.to_owned(), excerpt(body));
+            let key = intent.key.clone();
+            let data_key = key.clone();
+            view! {
+                <li class="note pending" data-intent-key=data_key>
+                    <h3 class="note-title">{title}</h3>
+                    <p class="note-excerpt">{body}</p>
+                    <p class="status">
+                        <span class="badge">"not yet saved"</span>
+                        " "
+                        <IntentStatus key state=intent.state />
+                    </p>
+                </li>
+            }
+            .into_any()
+        }
+        Some(QueueEntry::Unreadable {
+            storage_key,
+            raw,
+            why,
+        }) => view! { <UnreadableItem storage_key raw why /> }.into_any(),
+        None => ().into_any(),
+    }
+}
+
+#[component]
+fn IntentStatus(key: String, state: IntentState) -> impl IntoView {
+    let page = expect_context::<PageState>();
+    match state {
+        IntentState::Queued => view! { <span class="state">"queued"</span> }.into_any(),
+        IntentState::Sending => view! { <span class="state">"sending"</span> }.into_any(),
+        IntentState::Retrying { at_ms } => {
+            let seconds = move || ((at_ms - page.queue.now_ms.get()) / 1000.0).ceil().max(0.0);
+            view! { <span class="state">"retrying in " {seconds} " s"</span> }.into_any()
+        }
+        IntentState::Waiting { reason } => view! {
+            <span class="state">"waiting — " {reason}</span>
+            " "
+            <button type="button" class="link" on:click=move |_| door::retry_now(page)>"Retry now"</button>
+        }
+        .into_any(),
+        IntentState::Failed { problem } => {
+            let edit = key.clone();
+            view! {
+                <span class="state failed">"failed: " {problem.detail}</span>
+                " "
+                <button type="button" class="link" on:click=move |_| door::edit(page, &edit)>"Edit"</button>
+                " "
+                <button type="button" class="link" on:click=move |_| door::discard(page, &key)>"Discard"</button>
+            }
+            .into_any()
+        }
+    }
+}
+
+/// An entry that could not be read: never skipped silently. A newer version's intent is
+/// sent by that version (reload); a damaged one shows its raw text so nothing typed is
+/// lost, and can be discarded.
+#[component]
+fn UnreadableItem(storage_key: String, raw: String, why: Unreadable) -> impl IntoView {
+    let page = expect_context::<PageState>();
+    let action = match why {
+        Unreadable::Newer { .. } => view! {
+            <span class="state">"saved by a newer version of oncenote — "</span>
+            <button type="button" class="link" on:click=|_| reload()>"Reload to send it"</button>
+        }
+        .into_any(),
+        Unreadable::Damaged { reason } => {
+            let id = storage_key.clone();
+            view! {
+                <span class="state failed">"cannot be read: " {reason}</span>
+                " "
+                <button type="button" class="link" on:click=move |_| door::discard(page, &id)>"Discard"</button>
+            }
+            .into_any()
+        }
+    };
+    view! {
+        <li class="note pending unreadable" data-storage-key=storage_key>
+            <h3 class="note-title">"A note this page cannot read"</h3>
+            <details>
+                <summary>"What was stored"</summary>
+                <pre class="raw">{raw}</pre>
+            </details>
+            <p class="status"><span class="badge">"not yet saved"</span> " " {action}</p>
+        </li>
+    }
+}
+
+fn reload() {
+    #[cfg(feature = "hydrate")]
+    if let Some(window) = web_sys::window() {
+        let _ = window.location().reload();
+    }
+}

@@ -1,0 +1,3 @@
+//! One file per page (route).
+
+pub mod home;

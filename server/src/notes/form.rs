@@ -1,0 +1,153 @@
+//! The page's form without JavaScript (or clicked before the page hydrated): a real
+//! `POST /notes`. The server rendered a fresh idempotency key into the form, so sending
+//! the same rendered form twice (a double click, the browser's "resend") stores one note;
+//! the answer is a redirect back to the page (post/redirect/get), so the note's text never
+//! lands in the URL or the history.
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::post;
+use serde::Deserialize;
+
+use app::api::{FORM_KEY_FIELD, FORM_PATH, NewNote};
+
+use super::new_note::ValidNewNote;
+use super::writes::{CreateNote, CreateReply};
+use crate::error::ApiError;
+use crate::http::body::read_limited;
+use crate::idempotency::{self, IdempotencyKey, SHARED_SCOPE};
+use crate::state::AppState;
+use crate::timestamp;
+
+pub fn router() -> Router<AppState> {
+    Router::new().route(
+        FORM_PATH,
+        post(submit).fallback(|| async { ApiError::MethodNotAllowed { allow: "POST" } }),
+    )
+}
+
+#[derive(Deserialize)]
+struct Fields {
+    #[serde(default)]
+    title: String,
+    #[serde(default)]
+    body: String,
+    #[serde(rename = "idempotency_key", default)]
+    key: String,
+}
+
+#[tracing::instrument(name = "form_create", skip_all, fields(key = tracing::field::Empty))]
+async fn submit(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
+    let bytes = match read_limited(&headers, body, state.config.body_timeout).await {
+        Ok(bytes) => bytes,
+        Err(error) => return refused(&state, error, None),
+    };
+    let is_form = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/x-www-form-urlencoded"));
+    if !is_form {
+        let error =
+            ApiError::UnsupportedMediaType("the form must be sent as a web form".to_owned());
+        return refused(&state, error, None);
+    }
+    let fields: Fields = match serde_urlencoded::from_bytes(&bytes) {
+        Ok(fields) => fields,
+        Err(e) => return refused(&state, ApiError::InvalidBody(e.to_string()), None),
+    };
+    // Browsers send a textarea's line breaks as CRLF; the app's own saves use LF.
+    let body = fields.body.replace("\r\n", "\n");
+    let key = match IdempotencyKey::parse(&fields.key) {
+        Ok(key) => key,
+        Err(error) => return refused(&state, error, Some((&fields.title, &body))),
+    };
+    tracing::Span::current().record("key", key.as_str());
+    let request = NewNote {
+        title: fields.title.clone(),
+        body: body.clone(),
+        written_at: timestamp::format(timestamp::now()),
+    };
+    let note = match ValidNewNote::parse(request) {
+        Ok(note) => note,
+        Err(error) => return refused(&state, error, Some((&fields.title, &body))),
+    };
+    let create = CreateNote {
+        note,
+        reply: CreateReply::RedirectHome,
+    };
+    match idempotency::execute(&state, SHARED_SCOPE, &key, &create).await {
+        Ok(answer) => answer.into_response(),
+        Err(error) => {
+            error.log(Some(key.as_str()));
+            refused(&state, error, Some((&fields.title, &body)))
+        }
+    }
+}
+
+/// A page that says why the note was not saved and gives the text back in a form with a
+/// new key, so nothing typed is lost.
+fn refused(state: &AppState, error: ApiError, draft: Option<(&str, &str)>) -> Response {
+    let (status, _) = error.status_and_slug();
+    let (title, body) = draft.unwrap_or_default();
+    let retry_hint = if status.is_server_error() || status == StatusCode::CONFLICT {
+        " Nothing was saved; send the form again in a moment."
+    } else {
+        ""
+    };
+    let page = format!(
+        r#"<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Not saved — oncenote</title><link rel="stylesheet" href="{css}"></head>
+<body><main>
+<h1>oncenote</h1>
+<p class="notice" role="alert">Not saved: {message}.{retry_hint}</p>
+<form class="compose" method="post" action="{FORM_PATH}" aria-label="New note">
+<input type="hidden" name="{FORM_KEY_FIELD}" value="{key}">
+<label for="note-title">Title</label>
+<input id="note-title" name="title" type="text" autocomplete="off" value="{title}">
+<label for="note-body">Body</label>
+<textarea id="note-body" name="body" rows="6">{body}</textarea>
+<div class="actions"><button type="submit">Save</button></div>
+</form>
+<p><a href="/">Back to your notes</a></p>
+</main></body></html>"#,
+        css = escape(&state.shell.stylesheet),
+        message = escape(&error.problem().detail),
+        key = uuid::Uuid::new_v4(),
+        title = escape(title),
+        body = escape(body),
+    );
+    (status, Html(page)).into_response()
+}
+
+/// Text made safe to put in HTML, as element content or a quoted attribute.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaped_text_cannot_open_a_tag_or_leave_an_attribute() {
+        assert_eq!(
+            escape(r#"<script>"x" & 'y'</script>"#),
+            "&lt;script&gt;&quot;x&quot; &amp; &#39;y&#39;&lt;/script&gt;"
+        );
+    }
+}

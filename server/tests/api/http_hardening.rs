@@ -1,0 +1,217 @@
+//! The server on a network: the `Host` check, security headers, timeouts for slow
+//! clients, a shutdown that completes, and compression.
+
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::helpers::{TestApp, note_json, spawn_app, spawn_app_with};
+
+async fn connect(app: &TestApp) -> TcpStream {
+    TcpStream::connect(app.address.trim_start_matches("http://"))
+        .await
+        .expect("connect")
+}
+
+/// Reads until the server closes the connection (or `bound` passes); returns what came
+/// and how long the server took to close.
+async fn read_until_closed(stream: &mut TcpStream, bound: Duration) -> (Vec<u8>, Option<Duration>) {
+    let started = Instant::now();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match tokio::time::timeout_at(
+            tokio::time::Instant::from_std(started + bound),
+            stream.read(&mut buf),
+        )
+        .await
+        {
+            Ok(Ok(0)) | Ok(Err(_)) => return (got, Some(started.elapsed())),
+            Ok(Ok(n)) => got.extend_from_slice(&buf[..n]),
+            Err(_) => return (got, None),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_request_for_a_host_name_that_is_not_ours_is_refused_with_421() {
+    let app = spawn_app_with(|c| c.allowed_hosts = vec!["notes.example.com".into()]).await;
+    let refused = app
+        .send_raw(b"GET /healthz HTTP/1.1\r\nHost: rebinding.attacker.example:3000\r\nConnection: close\r\n\r\n")
+        .await;
+    assert_eq!(refused.status, 421);
+    assert_eq!(
+        refused.header("content-type"),
+        Some("application/problem+json")
+    );
+    for host in [
+        "localhost:3000",
+        "127.0.0.1",
+        "[::1]:3000",
+        "notes.example.com",
+    ] {
+        let request = format!("GET /healthz HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+        assert_eq!(app.send_raw(request.as_bytes()).await.status, 200, "{host}");
+    }
+}
+
+#[tokio::test]
+async fn a_page_allows_only_its_own_scripts_and_those_with_this_responses_nonce() {
+    let app = spawn_app().await;
+    let first = app.get("/").await;
+    let policy = first.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let html = first.text().await.unwrap();
+    assert!(policy.contains("frame-ancestors 'none'"), "{policy}");
+    assert!(policy.contains("object-src 'none'"), "{policy}");
+    assert!(!policy.contains("unsafe-inline"), "{policy}");
+    let nonce = policy
+        .split("'nonce-")
+        .nth(1)
+        .and_then(|rest| rest.split('\'').next())
+        .expect("a nonce in the policy");
+    let scripts = html.matches("<script").count();
+    assert!(scripts > 0, "the page has its hydration script");
+    assert_eq!(
+        html.matches(&format!("nonce=\"{nonce}\"")).count(),
+        scripts,
+        "every inline script carries this response's nonce"
+    );
+    let second = app.get("/").await;
+    assert!(
+        !second.headers()["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .contains(nonce),
+        "each response has its own nonce"
+    );
+}
+
+#[tokio::test]
+async fn every_answer_says_nosniff_and_may_not_be_framed() {
+    let app = spawn_app().await;
+    for path in ["/", "/api/notes", "/healthz", "/sw.js", "/api/nothing"] {
+        let response = app.get(path).await;
+        let headers = response.headers();
+        assert_eq!(headers["x-content-type-options"], "nosniff", "{path}");
+        assert_eq!(headers["x-frame-options"], "DENY", "{path}");
+        assert!(headers.contains_key("referrer-policy"), "{path}");
+        assert!(
+            headers["content-security-policy"]
+                .to_str()
+                .unwrap()
+                .contains("frame-ancestors 'none'"),
+            "{path}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_client_that_never_finishes_its_headers_is_cut_off() {
+    let app = spawn_app_with(|c| c.header_timeout = Duration::from_secs(1)).await;
+    let mut stream = connect(&app).await;
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        .await
+        .unwrap();
+    let (_, closed_after) = read_until_closed(&mut stream, Duration::from_secs(10)).await;
+    let closed_after = closed_after.expect("the server closed the connection");
+    assert!(closed_after < Duration::from_secs(4), "{closed_after:?}");
+}
+
+#[tokio::test]
+async fn an_idle_keep_alive_connection_is_closed_after_the_header_timeout() {
+    let app = spawn_app_with(|c| c.header_timeout = Duration::from_secs(1)).await;
+    let mut stream = connect(&app).await;
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        .await
+        .unwrap();
+    let (answer, closed_after) = read_until_closed(&mut stream, Duration::from_secs(10)).await;
+    assert!(answer.starts_with(b"HTTP/1.1 200"));
+    let closed_after = closed_after.expect("the idle connection was closed");
+    assert!(closed_after < Duration::from_secs(4), "{closed_after:?}");
+}
+
+#[tokio::test]
+async fn a_body_that_trickles_past_the_body_timeout_is_408_and_writes_nothing() {
+    let app = spawn_app_with(|c| c.body_timeout = Duration::from_secs(1)).await;
+    let mut stream = connect(&app).await;
+    stream
+        .write_all(
+            b"POST /api/notes HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+              Idempotency-Key: slow\r\nContent-Length: 100\r\n\r\n{\"title\"",
+        )
+        .await
+        .unwrap();
+    let (answer, _) = read_until_closed(&mut stream, Duration::from_secs(5)).await;
+    let text = String::from_utf8_lossy(&answer);
+    assert!(text.starts_with("HTTP/1.1 408"), "{text}");
+    assert!(text.contains("request-timeout"), "{text}");
+    assert_eq!(app.note_count().await, 0);
+}
+
+#[tokio::test]
+async fn shutdown_completes_while_an_idle_connection_is_open() {
+    let mut app = spawn_app().await;
+    let mut idle = connect(&app).await;
+    idle.write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        .await
+        .unwrap();
+    let mut buf = [0u8; 1024];
+    let n = idle.read(&mut buf).await.unwrap();
+    assert!(buf[..n].starts_with(b"HTTP/1.1 200"));
+
+    let took = app
+        .shut_down(Duration::from_secs(10))
+        .await
+        .expect("the server stopped although a keep-alive connection was open");
+    assert!(took < Duration::from_secs(3), "{took:?}");
+}
+
+#[tokio::test]
+async fn json_answers_are_compressed_for_clients_that_accept_it() {
+    let app = spawn_app().await;
+    for n in 0..3 {
+        app.post_note(Some(&format!("k{n}")), &note_json("Compressible"))
+            .await;
+    }
+    let response = app
+        .client
+        .get(app.url("/api/notes"))
+        .header("accept-encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["content-encoding"], "gzip");
+    let plain = app.get("/api/notes").await;
+    assert!(plain.headers().get("content-encoding").is_none());
+}
+
+#[tokio::test]
+async fn static_files_are_served_from_their_precompressed_copies() {
+    let site = tempfile::tempdir().unwrap();
+    let pkg = site.path().join("pkg");
+    std::fs::create_dir_all(&pkg).unwrap();
+    std::fs::write(pkg.join("oncenote.abc.wasm"), b"\0asm plain").unwrap();
+    std::fs::write(pkg.join("oncenote.abc.wasm.br"), b"brotli bytes").unwrap();
+    std::fs::write(pkg.join("oncenote.abc.wasm.gz"), b"gzip bytes").unwrap();
+    let root = site.path().display().to_string();
+    let app = spawn_app_with(move |c| c.site_root = root).await;
+
+    let fetch = |encoding: &'static str| {
+        app.client
+            .get(app.url("/pkg/oncenote.abc.wasm"))
+            .header("accept-encoding", encoding)
+            .send()
+    };
+    let br = fetch("br, gzip").await.unwrap();
+    assert_eq!(br.headers()["content-encoding"], "br");
+    assert_eq!(br.bytes().await.unwrap().as_ref(), b"brotli bytes");
+    let gz = fetch("gzip").await.unwrap();
+    assert_eq!(gz.headers()["content-encoding"], "gzip");
+    assert_eq!(gz.bytes().await.unwrap().as_ref(), b"gzip bytes");
+}
