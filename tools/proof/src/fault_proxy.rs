@@ -46,6 +46,9 @@ pub struct ProxyCounts {
     pub resets: AtomicU64,
     pub busy: AtomicU64,
     pub upstream_down: AtomicU64,
+    /// Creates answered 200 (not 201): a retry that came after its key's row expired,
+    /// answered from the note that carries the key.
+    pub late_answers: AtomicU64,
 }
 
 impl ProxyCounts {
@@ -138,7 +141,7 @@ async fn handle(
     }
     if is_save && before < faults.reset + faults.busy {
         shared.counts.busy.fetch_add(1, Ordering::Relaxed);
-        let problem = r#"{"type":"/problems/busy","title":"Service Unavailable","status":503,"detail":"injected by the fault proxy"}"#;
+        let problem = r#"{"type":"/problems/database-busy","title":"Service Unavailable","status":503,"detail":"injected by the fault proxy"}"#;
         return Ok(Response::builder()
             .status(StatusCode::SERVICE_UNAVAILABLE)
             .header("content-type", "application/problem+json")
@@ -177,6 +180,9 @@ async fn handle(
     };
     shared.counts.forwarded.fetch_add(1, Ordering::Relaxed);
     let status = answer.status();
+    if is_save && status.as_u16() == 200 {
+        shared.counts.late_answers.fetch_add(1, Ordering::Relaxed);
+    }
     let headers = answer.headers().clone();
     let bytes = answer.bytes().await.map_err(|_| InjectedFault)?;
     if is_save && after < faults.lose_answer {

@@ -53,17 +53,6 @@ pub async fn acknowledged_survived(database: &Path, keys: &[String]) -> anyhow::
     ))
 }
 
-/// Idempotency rows that hold a late answer: a retry that came after its key's row had
-/// expired, answered 200 from the note that carries the key.
-pub async fn late_answers(database: &Path) -> anyhow::Result<i64> {
-    let mut conn = open(database).await?;
-    Ok(
-        sqlx::query_scalar("SELECT COUNT(*) FROM idempotency_keys WHERE response_status = 200")
-            .fetch_one(&mut conn)
-            .await?,
-    )
-}
-
 /// Every invariant of a finished run. With `keys_expire`, idempotency rows were swept
 /// during the run by design, so a note without its row is expected, not a fault.
 pub async fn check_all(
