@@ -44,7 +44,97 @@ pub struct Note {
     pub written_at: String,
     pub created_at: String,
     pub updated_at: String,
+    /// 1 when created; every accepted write (edit, trash, restore) adds 1.
     pub version: i64,
+    /// When the note went to the trash; `None` while it is not there.
+    #[serde(default)]
+    pub trashed_at: Option<String>,
+    /// On a conflict copy: the note whose edit overlapped.
+    #[serde(default)]
+    pub conflict_of: Option<String>,
+}
+
+/// `PATCH /api/notes/{id}`: a title or a body (or both) as the user saved them, and the
+/// version the user started from. An absent field stays as it was.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NoteEdit {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_version: Option<i64>,
+    /// When Save was pressed, RFC 3339.
+    pub written_at: String,
+}
+
+/// How an edit was taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EditOutcome {
+    /// The note was at the version the edit started from: saved as sent.
+    Applied,
+    /// The note had changed meanwhile, elsewhere in other lines: both changes are kept.
+    Merged,
+    /// The changes overlapped: the note is as it was, and the edit is a new note.
+    ConflictCopy,
+}
+
+/// The answer to an edit.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EditAnswer {
+    pub outcome: EditOutcome,
+    /// The note as it now is (`None` only when it was deleted for good before the edit).
+    pub note: Option<Note>,
+    /// The conflict copy, for `conflict-copy`.
+    pub copy: Option<Note>,
+}
+
+/// The answer to a move to the trash or out of it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NoteAnswer {
+    pub note: Note,
+}
+
+/// What kind of write made a revision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RevisionKind {
+    Create,
+    Edit,
+    Merge,
+    Trash,
+    Restore,
+}
+
+/// One accepted write, with the note's title and body as it left them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Revision {
+    pub version: i64,
+    pub title: String,
+    pub body: String,
+    pub created_at: String,
+    pub kind: RevisionKind,
+}
+
+/// `GET /api/notes/{id}/revisions`, oldest first.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Revisions {
+    pub revisions: Vec<Revision>,
+}
+
+/// One search hit: the note, and an HTML snippet in which only `<mark>` is markup.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchHit {
+    pub note: Note,
+    pub snippet: String,
+}
+
+/// `GET /api/search`, best match first.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchPage {
+    pub results: Vec<SearchHit>,
+    pub next: Option<String>,
 }
 
 /// One page of `GET /api/notes`, newest first.
@@ -124,6 +214,16 @@ pub fn grouped(n: usize) -> String {
         out.push(c);
     }
     out
+}
+
+/// Checks a title alone (an edit that changes only the title).
+pub fn validate_title(title: &str) -> Result<(), DraftError> {
+    validate_draft(title, "")
+}
+
+/// Checks a body alone (an edit that changes only the body).
+pub fn validate_body(body: &str) -> Result<(), DraftError> {
+    validate_draft("t", body)
 }
 
 /// Checks a draft against the protocol's bounds (title 1–200 characters after trimming,

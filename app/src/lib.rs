@@ -1,4 +1,4 @@
-#![recursion_limit = "256"]
+#![recursion_limit = "512"]
 //! oncenote's front end: the pages (Leptos, rendered on the server and hydrated in the
 //! browser) and the client save core that makes every note stored exactly once.
 //!
@@ -9,6 +9,7 @@
 
 pub mod api;
 pub mod components;
+pub mod data;
 pub mod door;
 pub mod pages;
 pub mod save;

@@ -3,10 +3,15 @@
 use leptos::prelude::*;
 use leptos_meta::{HashedStylesheet, MetaTags, Title, provide_meta_context};
 use leptos_router::components::{Route, Router, Routes};
-use leptos_router::{SsrMode, StaticSegment};
+use leptos_router::{ParamSegment, SsrMode, StaticSegment};
 
+use crate::components::masthead::Masthead;
 use crate::door;
+use crate::pages::history::HistoryPage;
 use crate::pages::home::HomePage;
+use crate::pages::note::NotePage;
+use crate::pages::search::SearchPage;
+use crate::pages::trash::TrashPage;
 use crate::state::PageState;
 
 /// The HTML document around the app.
@@ -46,18 +51,24 @@ pub fn App() -> impl IntoView {
         mark_hydrated();
     });
 
+    // Every page is Async: the server waits for its data and sends it in the HTML itself,
+    // so pages read with JavaScript off, and the service worker can keep them whole for
+    // offline reading. Links are full page loads (rel="external").
     view! {
         <Title text="oncenote" />
-        <header class="masthead">
-            <h1>"oncenote"</h1>
-            <p class="tagline">"A note you save is stored exactly once."</p>
-        </header>
+        <Masthead />
         <Router>
             <main>
                 <Routes fallback=|| view! { <p>"There is no such page."</p> }>
-                    // Async: the server waits for the notes and sends them in the HTML
-                    // itself, so the list reads with JavaScript off.
                     <Route path=StaticSegment("") view=HomePage ssr=SsrMode::Async />
+                    <Route path=(StaticSegment("notes"), ParamSegment("id")) view=NotePage ssr=SsrMode::Async />
+                    <Route
+                        path=(StaticSegment("notes"), ParamSegment("id"), StaticSegment("history"))
+                        view=HistoryPage
+                        ssr=SsrMode::Async
+                    />
+                    <Route path=StaticSegment("trash") view=TrashPage ssr=SsrMode::Async />
+                    <Route path=StaticSegment("search") view=SearchPage ssr=SsrMode::Async />
                 </Routes>
             </main>
         </Router>

@@ -1,31 +1,32 @@
-//! What the server hands the page while rendering it. The app crate cannot depend on the
-//! server crate (it is the other way round), so the server provides a loader.
+//! What the server hands the pages while rendering them. The app crate cannot depend on
+//! the server crate (it is the other way round), so the server provides the readers.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use crate::api::Note;
+use crate::api::{Note, NotesPage, Revision, SearchPage};
 
-type Loading = Pin<Box<dyn Future<Output = Result<Vec<Note>, String>> + Send>>;
+/// A page's data on its way, or why it could not be read (in words for the page).
+pub type Loading<T> = Pin<Box<dyn Future<Output = Result<T, String>> + Send>>;
 
-/// Reads the newest notes, for the server-rendered list.
-#[derive(Clone)]
-pub struct RecentNotes(Arc<dyn Fn() -> Loading + Send + Sync>);
-
-impl RecentNotes {
-    pub fn new<F, Fut>(load: F) -> Self
-    where
-        F: Fn() -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<Vec<Note>, String>> + Send + 'static,
-    {
-        Self(Arc::new(move || Box::pin(load())))
-    }
-
-    pub fn load(&self) -> impl Future<Output = Result<Vec<Note>, String>> + Send + use<> {
-        (self.0)()
-    }
+/// What pages read while they render on the server.
+pub trait PageData: Send + Sync {
+    /// Notes not in the trash, newest first, after `cursor`.
+    fn notes(&self, cursor: Option<String>) -> Loading<NotesPage>;
+    /// Notes in the trash, latest moved first, after `cursor`.
+    fn trash(&self, cursor: Option<String>) -> Loading<NotesPage>;
+    /// One note (in the trash or not); `None` if there is none with this id.
+    fn note(&self, id: String) -> Loading<Option<Note>>;
+    /// A note's revisions, oldest first; `None` if there is no such note.
+    fn revisions(&self, id: String) -> Loading<Option<Vec<Revision>>>;
+    /// A search; an error is the reason the query was refused (an empty query).
+    fn search(&self, q: String, cursor: Option<String>) -> Loading<SearchPage>;
 }
+
+/// The readers, as a context value.
+#[derive(Clone)]
+pub struct Data(pub Arc<dyn PageData>);
 
 /// A fresh idempotency key for the page's form, minted by the server for each render, so
 /// a save made without JavaScript is stored once however often that form is sent.

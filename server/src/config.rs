@@ -23,6 +23,8 @@ pub struct Config {
     pub key_wait: Duration,
     /// `ONCENOTE_SWEEP_INTERVAL_SECS`: how often expired idempotency rows are deleted.
     pub sweep_interval: Duration,
+    /// `ONCENOTE_TRASH_DAYS`: notes in the trash longer than this are deleted for good.
+    pub trash_retention: Duration,
     /// `ONCENOTE_BUILD_ID`: names the service worker's cache instead of the asset hashes
     /// (for a deployment that wants its own version names, and for tests).
     pub build_id: Option<String>,
@@ -95,6 +97,13 @@ impl Config {
                     .with_context(|| format!("{name} must be a whole number, got {v:?}")),
             }
         };
+        let days = |name: &str, default: u64| -> anyhow::Result<u64> {
+            let days = number(name, default)?;
+            if days > 36_500 {
+                bail!("{name} is {days}; at most 36500 (a hundred years) is accepted");
+            }
+            Ok(days)
+        };
         let ttl_secs = number("ONCENOTE_IDEMPOTENCY_TTL_SECS", 86_400)?;
         if ttl_secs > MAX_TTL_SECS {
             bail!(
@@ -119,6 +128,7 @@ impl Config {
             sweep_interval: Duration::from_secs(
                 number("ONCENOTE_SWEEP_INTERVAL_SECS", 300)?.max(1),
             ),
+            trash_retention: Duration::from_secs(days("ONCENOTE_TRASH_DAYS", 30)? * 86_400),
             build_id: var("ONCENOTE_BUILD_ID"),
             allowed_hosts: var("ONCENOTE_ALLOWED_HOSTS")
                 .map(|list| parse_hosts(&list))
@@ -138,6 +148,7 @@ impl Config {
             idempotency_ttl: Duration::from_secs(86_400),
             key_wait: Duration::from_secs(5),
             sweep_interval: Duration::from_secs(300),
+            trash_retention: Duration::from_secs(30 * 86_400),
             build_id: None,
             allowed_hosts: Vec::new(),
             header_timeout: Duration::from_secs(10),

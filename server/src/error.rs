@@ -45,6 +45,10 @@ pub enum ApiError {
     Busy,
     #[error("{0}")]
     NotFound(String),
+    #[error("the note is at version {}, not the one in If-Match", current.version)]
+    PreconditionFailed { current: Box<app::api::Note> },
+    #[error("say which version of the note the edit starts from: If-Match or base_version")]
+    PreconditionRequired,
     #[error("this route answers {allow}")]
     MethodNotAllowed { allow: &'static str },
     #[error(transparent)]
@@ -105,6 +109,12 @@ impl ApiError {
             ApiError::IdempotencyKeyInUse => (StatusCode::CONFLICT, "idempotency-key-in-use"),
             ApiError::Busy => (StatusCode::SERVICE_UNAVAILABLE, "database-busy"),
             ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not-found"),
+            ApiError::PreconditionFailed { .. } => {
+                (StatusCode::PRECONDITION_FAILED, "precondition-failed")
+            }
+            ApiError::PreconditionRequired => {
+                (StatusCode::PRECONDITION_REQUIRED, "precondition-required")
+            }
             ApiError::MethodNotAllowed { .. } => {
                 (StatusCode::METHOD_NOT_ALLOWED, "method-not-allowed")
             }
@@ -148,13 +158,26 @@ impl IntoResponse for ApiError {
         let problem = self.problem();
         let status =
             StatusCode::from_u16(problem.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        let body = serde_json::to_vec(&problem).unwrap_or_default();
+        let body = match &self {
+            // A 412 carries the note as it is, so the client can start again from it.
+            ApiError::PreconditionFailed { current } => {
+                let mut value = serde_json::to_value(&problem).unwrap_or_default();
+                value["current"] = serde_json::to_value(current).unwrap_or_default();
+                serde_json::to_vec(&value).unwrap_or_default()
+            }
+            _ => serde_json::to_vec(&problem).unwrap_or_default(),
+        };
         let mut response = (status, body).into_response();
         let headers = response.headers_mut();
         headers.insert(
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/problem+json"),
         );
+        if let ApiError::PreconditionFailed { current } = &self
+            && let Ok(etag) = HeaderValue::from_str(&format!("\"{}\"", current.version))
+        {
+            headers.insert(header::ETAG, etag);
+        }
         if matches!(self, ApiError::IdempotencyKeyInUse | ApiError::Busy) {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
         }

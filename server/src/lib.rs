@@ -1,3 +1,4 @@
+#![recursion_limit = "512"]
 //! oncenote's server: the notes API with idempotent writes (PROTOCOL.md), the
 //! server-rendered pages, and the background sweeper.
 
@@ -8,6 +9,8 @@ pub mod http;
 pub mod idempotency;
 pub mod notes;
 pub mod offline;
+pub mod page_data;
+pub mod search;
 pub mod serve;
 pub mod shutdown;
 pub mod startup;

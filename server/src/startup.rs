@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use app::ssr_context::{FormKey, RecentNotes};
+use app::ssr_context::{Data, FormKey};
 use app::{App, shell};
 use axum::Router;
 use axum::extract::FromRef;
@@ -30,12 +30,10 @@ use crate::notes::{form, routes as notes_routes};
 use crate::offline::{self, ShellBuild};
 use crate::state::AppState;
 use crate::storage::Store;
-use crate::{error, health, serve, sweeper};
+use crate::{error, health, page_data, serve, sweeper};
 
 /// The name cargo-leptos gives the wasm, JS and CSS bundles (`output-name` in Cargo.toml).
 pub const OUTPUT_NAME: &str = "oncenote";
-/// How many notes the server-rendered page shows.
-const PAGE_NOTES: u32 = 50;
 
 /// A server ready to accept connections.
 pub struct Application {
@@ -60,7 +58,7 @@ impl Application {
             // the binary has cargo-leptos's hash.txt beside it.
             .hash_files(offline::hash_file().is_some_and(|path| path.is_file()))
             .build();
-        sweeper::spawn(store.clone(), config.sweep_interval);
+        sweeper::spawn(store.clone(), config.sweep_interval, config.trash_retention);
         let shell = Arc::new(ShellBuild::detect(OUTPUT_NAME, config.build_id.clone()));
         let header_timeout = config.header_timeout;
         let state = AppState {
@@ -99,7 +97,7 @@ impl Application {
 /// the static files cargo-leptos built — behind the `Host` check, with security headers
 /// and compression.
 pub fn router(state: AppState) -> Router {
-    let recent = recent_notes(state.store.clone());
+    let data = page_data::for_scope(state.store.clone(), SHARED_SCOPE);
     let site_root = state.config.site_root.clone();
     let hashed = state.leptos_options.hash_files;
     let leptos_options = state.leptos_options.clone();
@@ -109,6 +107,7 @@ pub fn router(state: AppState) -> Router {
     let routes = Router::new()
         .merge(api)
         .merge(form::router())
+        .merge(crate::search::routes::router())
         .route("/healthz", get(health::healthz))
         .route("/sw.js", get(offline::service_worker))
         .route("/api/{*rest}", any(error::not_found))
@@ -116,7 +115,7 @@ pub fn router(state: AppState) -> Router {
         .leptos_routes_with_context(
             &state,
             generate_route_list(App),
-            move || page_context(&recent),
+            move || page_context(&data),
             move || shell(leptos_options.clone()),
         )
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
@@ -130,10 +129,10 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// What a page gets while it renders on the server: how to read the notes, a fresh key
+/// What a page gets while it renders on the server: how to read its data, a fresh key
 /// for its form, and its Content-Security-Policy (with this response's nonce).
-fn page_context(recent: &RecentNotes) {
-    provide_context(recent.clone());
+fn page_context(data: &Data) {
+    provide_context(data.clone());
     provide_context(FormKey(uuid::Uuid::new_v4().to_string()));
     if let (Some(nonce), Some(response)) =
         (leptos::nonce::use_nonce(), use_context::<ResponseOptions>())
@@ -141,23 +140,6 @@ fn page_context(recent: &RecentNotes) {
     {
         response.insert_header(header::CONTENT_SECURITY_POLICY, policy);
     }
-}
-
-/// How the page reads the newest notes while rendering on the server.
-fn recent_notes(store: Store) -> RecentNotes {
-    RecentNotes::new(move || {
-        let store = store.clone();
-        async move {
-            store
-                .list_notes(SHARED_SCOPE, PAGE_NOTES, None)
-                .await
-                .map(|page| page.notes)
-                .map_err(|e| {
-                    tracing::error!(error = %e, "could not read notes for the page");
-                    "the notes could not be read".to_owned()
-                })
-        }
-    })
 }
 
 /// The wasm, JS and CSS. Their names carry content hashes when `hashed`, so browsers may

@@ -16,6 +16,14 @@ pub fn after(at: DateTime<Utc>, span: std::time::Duration) -> DateTime<Utc> {
         .unwrap_or(DateTime::<Utc>::MAX_UTC)
 }
 
+/// `at` minus `span`, saturating at the calendar's start.
+pub fn before(at: DateTime<Utc>, span: std::time::Duration) -> DateTime<Utc> {
+    chrono::Duration::from_std(span)
+        .ok()
+        .and_then(|span| at.checked_sub_signed(span))
+        .unwrap_or(DateTime::<Utc>::MIN_UTC)
+}
+
 /// `2026-11-30T05:00:00.123456Z`: microseconds, always six digits.
 pub fn format(at: DateTime<Utc>) -> String {
     at.to_rfc3339_opts(SecondsFormat::Micros, true)

@@ -1,19 +1,22 @@
-//! What the page's door does in the browser: a press of Save, Edit, Discard. Storage is
-//! written first; the page shows only what storage holds.
+//! What the page's door does in the browser: a press of Save (of a new note or an edit),
+//! Edit, Discard, and the moves to the trash and back. Storage is written first; the page
+//! shows only what storage holds.
 
 use leptos::prelude::*;
 
 use super::drain::drain;
-use super::{finished, intent_store, tab_lock};
+use super::intent_store::{self, NotWritten};
+use super::{finished, tab_lock};
 use crate::api::validate_draft;
-use crate::save::intent::SaveIntent;
+use crate::save::intent::{IntentKind, SaveIntent};
 use crate::save::press::{Link, PressDecision, decide_press};
 use crate::state::PageState;
-use crate::state::queue::QueueEntry;
+use crate::state::editor::{Editor, EditorTarget};
+use crate::state::queue::{Notice, QueueEntry};
 
-/// A press of Save.
-pub fn press_save(page: PageState) {
-    let (editor, queue) = (page.editor, page.queue);
+/// A press of Save in `editor` (the compose form, or the note page's edit form).
+pub fn press_save(page: PageState, editor: Editor) {
+    let queue = page.queue;
     let title = editor.title.get_untracked();
     let body = editor.body.get_untracked();
     if let Err(error) = validate_draft(&title, &body) {
@@ -48,43 +51,146 @@ pub fn press_save(page: PageState) {
             problem.detail
         ))),
         PressDecision::New { replaces } => {
-            let intent = SaveIntent::create(
-                uuid::Uuid::new_v4().to_string(),
-                &title,
-                &body,
-                now_rfc3339(),
-            );
-            // Stored before the first request can leave — or not sent at all.
-            if let Err(refused) = intent_store::insert(&intent) {
-                editor.notice.set(Some(format!(
-                    "Not saved: {}. Your text is still here; make room (discard notes that \
-                     failed, or clear other data this site keeps) and press Save again.",
-                    refused.0
-                )));
-                return;
-            }
+            let kind = match editor.target.get_value() {
+                EditorTarget::NewNote => IntentKind::Create { title, body },
+                EditorTarget::Note { id } => IntentKind::Edit {
+                    after: latest_unsent_edit(page, &id),
+                    note_id: id,
+                    base_version: editor.base_version.get_untracked(),
+                    title,
+                    body,
+                },
+            };
+            let intent = match enqueue(page, kind) {
+                Ok(intent) => intent,
+                Err(refused) => {
+                    editor.notice.set(Some(format!(
+                        "Not saved: {}. Your text is still here; make room (discard notes \
+                         that failed, or clear other data this site keeps) and press Save again.",
+                        refused.0
+                    )));
+                    return;
+                }
+            };
             editor.notice.set(None);
-            let key = intent.key.clone();
-            queue.add(intent);
             // The edited failed intent goes only now that its successor is stored.
             if let Some(old) = replaces {
                 drop_intent(page, old);
             }
-            editor.link.set(Some(Link::Pressed(key)));
-            drain(page);
+            editor.link.set(Some(Link::Pressed(intent.key)));
         }
     }
 }
 
-/// Loads a failed intent into the editor; the next Save replaces it with a new key.
-pub fn edit(page: PageState, key: &str) {
-    if let Some(intent) = page.queue.intent(key) {
-        let (title, body) = intent.text();
-        page.editor.title.set(title.to_owned());
-        page.editor.body.set(body.to_owned());
-        page.editor.link.set(Some(Link::Editing(key.to_owned())));
-        page.editor.notice.set(None);
+/// The key of the newest edit of this note that is not yet sent, if any.
+fn latest_unsent_edit(page: PageState, note_id: &str) -> Option<String> {
+    page.queue
+        .pending_for(note_id)
+        .into_iter()
+        .rev()
+        .find(|i| matches!(i.kind, IntentKind::Edit { .. }) && !i.is_failed())
+        .map(|i| i.key)
+}
+
+/// Makes an intent of `kind`, stores it (before anything is sent), shows it, and starts
+/// sending. Nothing happens if it cannot be stored.
+fn enqueue(page: PageState, kind: IntentKind) -> Result<SaveIntent, NotWritten> {
+    let intent = SaveIntent::new(uuid::Uuid::new_v4().to_string(), kind, now_rfc3339());
+    intent_store::insert(&intent)?;
+    page.queue.add(intent.clone());
+    drain(page);
+    Ok(intent)
+}
+
+/// A move to the trash, out of it, or a delete for good. A refusal to store it is shown
+/// as a notice (there is no draft to keep).
+pub fn change_note(page: PageState, kind: IntentKind) {
+    if let Err(refused) = enqueue(page, kind) {
+        page.queue.notify(Notice {
+            id: uuid::Uuid::new_v4().to_string(),
+            text: format!("Not done: {}. Make room and try again.", refused.0),
+            link: None,
+            action: None,
+        });
     }
+}
+
+/// An edit back to an earlier revision's text, from the note's current version.
+pub fn restore_version(
+    page: PageState,
+    note_id: String,
+    current_version: i64,
+    title: String,
+    body: String,
+) {
+    let after = latest_unsent_edit(page, &note_id);
+    change_note(
+        page,
+        IntentKind::Edit {
+            note_id,
+            base_version: current_version,
+            title,
+            body,
+            after,
+        },
+    );
+}
+
+/// Undoes a move to the trash: an unsent trash intent is simply dropped; one that may
+/// have reached the server is followed by a restore.
+pub fn undo_trash(page: PageState, note_id: String, title: String) {
+    let unsent = page
+        .queue
+        .pending_for(&note_id)
+        .into_iter()
+        .rev()
+        .find(|i| matches!(i.kind, IntentKind::Trash { .. }) && i.attempts == 0);
+    leptos::task::spawn_local(async move {
+        if let Some(intent) = unsent {
+            let key = intent.key.clone();
+            let dropped = tab_lock::exclusively(&key, async {
+                // Still unsent now that the lock is held?
+                let still_unsent = intent_store::load(&key).is_some_and(|i| i.attempts == 0);
+                if still_unsent {
+                    intent_store::remove(&key);
+                }
+                still_unsent
+            })
+            .await;
+            if dropped == Some(true) {
+                page.queue.remove(&key);
+                return;
+            }
+        }
+        change_note(page, IntentKind::Restore { note_id, title });
+    });
+}
+
+/// Loads a failed intent into its editor; the next Save replaces it with a new key.
+pub fn edit(page: PageState, key: &str) {
+    let Some(intent) = page.queue.intent(key) else {
+        return;
+    };
+    let editor = match &intent.kind {
+        IntentKind::Create { .. } => page.editor,
+        IntentKind::Edit {
+            note_id,
+            base_version,
+            ..
+        } => {
+            page.note_editor.target.set_value(EditorTarget::Note {
+                id: note_id.clone(),
+            });
+            page.note_editor.base_version.set(*base_version);
+            page.note_editor
+        }
+        _ => return,
+    };
+    let (title, body) = intent.text();
+    editor.title.set(title.to_owned());
+    editor.body.set(body.to_owned());
+    editor.link.set(Some(Link::Editing(key.to_owned())));
+    editor.notice.set(None);
 }
 
 /// Drops an unsaved entry for good.
@@ -112,8 +218,10 @@ fn drop_intent(page: PageState, key: String) {
         .await;
         if dropped.is_some() {
             page.queue.remove(&key);
-            if page.editor.is_linked_to(&key) {
-                page.editor.link.set(None);
+            for editor in page.editors() {
+                if editor.is_linked_to(&key) {
+                    editor.link.set(None);
+                }
             }
         } else {
             page.editor.notice.set(Some(

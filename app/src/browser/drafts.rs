@@ -7,8 +7,17 @@ use gloo_storage::{LocalStorage, SessionStorage, Storage};
 use serde::{Deserialize, Serialize};
 
 use crate::save::press::Link;
+use crate::state::editor::EditorTarget;
 
 const STORAGE_KEY: &str = "oncenote.draft.v2";
+
+/// Where a target's draft is kept: the compose form's, or one per note being edited.
+fn storage_key(target: &EditorTarget) -> String {
+    match target {
+        EditorTarget::NewNote => STORAGE_KEY.to_owned(),
+        EditorTarget::Note { id } => format!("{STORAGE_KEY}.note.{id}"),
+    }
+}
 /// The first version kept one draft in localStorage, shared by every tab.
 const LEGACY_KEY: &str = "oncenote.draft.v1";
 
@@ -20,11 +29,14 @@ pub struct Draft {
     pub link: Option<Link>,
 }
 
-/// This tab's draft, if any. A draft left by the first version is taken over once, by
-/// the first tab that looks (and removed from the shared storage).
-pub fn load() -> Option<Draft> {
-    if let Ok(draft) = SessionStorage::get::<Draft>(STORAGE_KEY) {
+/// This tab's draft for `target`, if any. A draft left by the first version is taken
+/// over once, by the first compose form that looks (and removed from the shared storage).
+pub fn load(target: &EditorTarget) -> Option<Draft> {
+    if let Ok(draft) = SessionStorage::get::<Draft>(storage_key(target)) {
         return Some(draft);
+    }
+    if *target != EditorTarget::NewNote {
+        return None;
     }
     #[derive(Deserialize)]
     struct Legacy {
@@ -42,10 +54,10 @@ pub fn load() -> Option<Draft> {
 
 /// Keeps the editor's text; an empty editor keeps nothing. A refused write is skipped:
 /// the text is still in the editor, and Save stores it as an intent.
-pub fn keep(draft: &Draft) {
+pub fn keep(target: &EditorTarget, draft: &Draft) {
     if draft.title.is_empty() && draft.body.is_empty() {
-        SessionStorage::delete(STORAGE_KEY);
+        SessionStorage::delete(storage_key(target));
     } else {
-        let _ = SessionStorage::set(STORAGE_KEY, draft);
+        let _ = SessionStorage::set(storage_key(target), draft);
     }
 }

@@ -6,11 +6,15 @@
 use std::cell::Cell;
 
 use super::fetch_transport::{FetchTransport, TimerClock};
-use super::{finished, intent_store, tab_lock};
-use crate::save::intent::{IntentState, SaveIntent};
+use super::finished::{self, Finished};
+use super::{intent_store, tab_lock};
+use crate::api::{EditAnswer, EditOutcome};
+use crate::save::intent::{IntentKind, IntentState, SaveIntent};
+use crate::save::response::WriteAnswer;
 use crate::save::retry_policy::RetryPolicy;
 use crate::save::sender::{BurstEnd, BurstEvent, BurstHooks, Sender, describe};
 use crate::state::PageState;
+use crate::state::queue::{Notice, NoticeAction};
 
 thread_local! {
     static DRAINING: Cell<bool> = const { Cell::new(false) };
@@ -48,12 +52,16 @@ async fn run(page: PageState) {
         for key in page.queue.sendable_keys() {
             let burst = async {
                 // Read it fresh: another tab may have finished or refused it a moment ago.
-                let Some(intent) = intent_store::load(&key) else {
+                let Some(mut intent) = intent_store::load(&key) else {
                     return Continue::NextIntent;
                 };
                 if intent.is_failed() {
                     page.queue.replace(intent);
                     return Continue::NextIntent;
+                }
+                if let Some(rebased) = rebase(&intent) {
+                    persist(page, rebased.clone());
+                    intent = rebased;
                 }
                 let mut hooks = PageHooks {
                     page,
@@ -81,19 +89,8 @@ async fn run(page: PageState) {
 /// Records how a burst ended (the lock is still held).
 fn apply(page: PageState, mut intent: SaveIntent, end: BurstEnd) -> Continue {
     match end {
-        BurstEnd::Saved { note, .. } => {
-            // The record first: a tab that sees the intent vanish can then tell "saved"
-            // from "discarded". With storage full the record is written once the
-            // intent's entry has made room.
-            let recorded = finished::record(&intent.key, &note.id);
-            intent_store::remove(&intent.key);
-            if !recorded {
-                finished::record(&intent.key, &note.id);
-            }
-            page.queue.remove(&intent.key);
-            page.queue.add_saved(note);
-            let (title, body) = intent.text();
-            page.editor.saved(&intent.key, title, body);
+        BurstEnd::Saved { answer, .. } => {
+            finish(page, &intent, &answer);
             Continue::NextIntent
         }
         BurstEnd::Failed { problem } => {
@@ -121,6 +118,105 @@ fn apply(page: PageState, mut intent: SaveIntent, end: BurstEnd) -> Continue {
     }
 }
 
+/// An unsent edit made behind an earlier edit of the same note starts from the version
+/// that edit produced, when it was applied as sent (see `SaveIntent::rebased_after`).
+fn rebase(intent: &SaveIntent) -> Option<SaveIntent> {
+    let IntentKind::Edit {
+        after: Some(earlier),
+        ..
+    } = &intent.kind
+    else {
+        return None;
+    };
+    let (from, to) = finished::find(earlier)?.applied?;
+    intent.rebased_after(from, to)
+}
+
+/// The server holds the write: record it (for other tabs), forget the intent, show the
+/// result, and empty an editor that still holds exactly that draft.
+fn finish(page: PageState, intent: &SaveIntent, answer: &WriteAnswer) {
+    let applied = match (&intent.kind, answer) {
+        (
+            IntentKind::Edit { base_version, .. },
+            WriteAnswer::Edited(edit),
+        ) if edit.outcome == EditOutcome::Applied => {
+            edit.note.as_ref().map(|note| (*base_version, note.version))
+        }
+        _ => None,
+    };
+    let record = Finished {
+        key: intent.key.clone(),
+        note_id: answer
+            .note()
+            .map(|n| n.id.clone())
+            .or_else(|| intent.note_id().map(str::to_owned))
+            .unwrap_or_default(),
+        applied,
+    };
+    // The record first: a tab that sees the intent vanish can then tell "saved" from
+    // "discarded". With storage full it is written once the intent's entry made room.
+    let recorded = finished::record(record.clone());
+    intent_store::remove(&intent.key);
+    if !recorded {
+        finished::record(record);
+    }
+    let queue = page.queue;
+    queue.remove(&intent.key);
+    let (title, body) = intent.text();
+    match answer {
+        WriteAnswer::Created(note) | WriteAnswer::Moved(note) => queue.add_saved(note.clone()),
+        WriteAnswer::Edited(edit) => {
+            for note in edit.note.iter().chain(edit.copy.iter()) {
+                queue.add_saved(note.clone());
+            }
+            if let Some(notice) = edit_notice(&intent.key, title, edit) {
+                queue.notify(notice);
+            }
+        }
+        WriteAnswer::Purged => {
+            if let Some(id) = intent.note_id() {
+                queue.forget(id);
+            }
+        }
+    }
+    for editor in page.editors() {
+        editor.saved(&intent.key, title, body);
+    }
+}
+
+/// What the person should hear about an edit that was not simply applied.
+fn edit_notice(key: &str, title: &str, edit: &EditAnswer) -> Option<Notice> {
+    let notice = |text: String, link, action| Notice {
+        id: key.to_owned(),
+        text,
+        link,
+        action,
+    };
+    match (edit.outcome, &edit.note, &edit.copy) {
+        (EditOutcome::ConflictCopy, _, Some(copy)) => Some(notice(
+            format!(
+                "Your edit of “{title}” overlapped with changes made elsewhere, so it was saved as a separate note."
+            ),
+            Some((format!("/notes/{}", copy.id), "Open the copy".to_owned())),
+            None,
+        )),
+        (EditOutcome::Merged, Some(note), _) => Some(notice(
+            format!("Your edit of “{title}” was merged with changes made elsewhere."),
+            Some((format!("/notes/{}", note.id), "Open the note".to_owned())),
+            None,
+        )),
+        (EditOutcome::Applied, Some(note), _) if note.trashed_at.is_some() => Some(notice(
+            format!("Your edit of “{title}” is saved; the note is in the trash."),
+            None,
+            Some(NoticeAction::Restore {
+                note_id: note.id.clone(),
+                title: note.title.clone(),
+            }),
+        )),
+        _ => None,
+    }
+}
+
 /// Writes an intent this tab holds the lock of, then shows it.
 fn persist(page: PageState, intent: SaveIntent) {
     match intent_store::update(&intent) {
@@ -139,7 +235,9 @@ pub fn gone_elsewhere(page: PageState, key: &str) {
         page.queue.remove(key);
         if finished::is_finished(key) {
             let (title, body) = intent.text();
-            page.editor.saved(key, title, body);
+            for editor in page.editors() {
+                editor.saved(key, title, body);
+            }
         }
     }
 }

@@ -82,6 +82,7 @@ async fn attempt(intent: &SaveIntent, signal: Option<&web_sys::AbortSignal>) -> 
             replayed: replayed.as_deref(),
             body: &body,
         },
+        intent.answer_shape(),
         now(),
     )
 }

@@ -13,7 +13,12 @@ const KEEP: usize = 64;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Finished {
     pub key: String,
+    /// The note the write was about (empty for a delete for good).
     pub note_id: String,
+    /// For an edit applied as sent: the version it started from and the one it made, so
+    /// a later edit made behind it can start from its result.
+    #[serde(default)]
+    pub applied: Option<(i64, i64)>,
 }
 
 /// Every recent record, oldest first.
@@ -21,20 +26,22 @@ pub fn recent() -> Vec<Finished> {
     LocalStorage::get(STORAGE_KEY).unwrap_or_default()
 }
 
-/// Records that the intent `key` is stored as note `note_id`; false if the browser
-/// refused the write (storage full).
-pub fn record(key: &str, note_id: &str) -> bool {
+/// Records that the intent `key` is stored; false if the browser refused the write
+/// (storage full).
+pub fn record(finished: Finished) -> bool {
     let mut all = recent();
-    all.retain(|f| f.key != key);
-    all.push(Finished {
-        key: key.to_owned(),
-        note_id: note_id.to_owned(),
-    });
+    all.retain(|f| f.key != finished.key);
+    all.push(finished);
     let start = all.len().saturating_sub(KEEP);
     LocalStorage::set(STORAGE_KEY, &all[start..]).is_ok()
 }
 
 /// Whether the intent `key` was finished lately.
 pub fn is_finished(key: &str) -> bool {
-    recent().iter().any(|f| f.key == key)
+    find(key).is_some()
+}
+
+/// The record of the intent `key`, if it was finished lately.
+pub fn find(key: &str) -> Option<Finished> {
+    recent().into_iter().find(|f| f.key == key)
 }

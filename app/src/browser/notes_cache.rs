@@ -9,7 +9,7 @@
 use gloo_storage::{LocalStorage, Storage};
 
 use crate::api::Note;
-use crate::components::notes_list::excerpt;
+use crate::components::note_card::excerpt;
 
 const STORAGE_KEY: &str = "oncenote.notes.v2";
 /// The first version kept whole notes (up to 200 of 100,000 characters each).

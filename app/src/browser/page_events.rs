@@ -14,6 +14,7 @@ use super::drain::{drain, gone_elsewhere};
 use super::{finished, intent_store, notes_cache, service_worker};
 use crate::save::press::Link;
 use crate::state::PageState;
+use crate::state::editor::{Editor, EditorTarget};
 use crate::state::queue::QueueEntry;
 
 /// The slow retry while anything is unsaved and the browser says it is online: a server
@@ -28,6 +29,8 @@ pub fn start(page: PageState) {
     queue.entries.set(stored_entries());
     queue.learn_notes(notes_cache::load());
     restore_draft(page);
+    keep_draft(page.editor);
+    keep_draft(page.note_editor);
     keep_notes_cache(page);
     queue.now_ms.set(js_sys::Date::now());
     let _ = set_interval_with_handle(
@@ -62,9 +65,7 @@ pub fn start(page: PageState) {
     });
     listen(window.as_ref(), "beforeunload", move |event| {
         let unsaved = queue.entries.with_untracked(|all| !all.is_empty());
-        let typed = page.editor.link.with_untracked(Option::is_none)
-            && !(page.editor.title.with_untracked(String::is_empty)
-                && page.editor.body.with_untracked(String::is_empty));
+        let typed = page.editors().iter().any(Editor::has_unpressed_text);
         if unsaved || typed {
             // Browsers show their own words; setting returnValue is what asks for it.
             event.prevent_default();
@@ -116,11 +117,18 @@ fn reload_entries(page: PageState) {
     page.queue.entries.set(now);
 }
 
-/// Puts back what this tab had typed before a reload, still linked to the intent it was
-/// pressed on — unless that intent was saved meanwhile (then the editor stays empty).
+/// Puts back what this tab had typed in the compose form before a reload (the note
+/// page puts back its own, see `resume_draft`).
 fn restore_draft(page: PageState) {
-    let editor = page.editor;
-    if let Some(draft) = drafts::load()
+    resume_draft(page, page.editor);
+}
+
+/// Puts back what this tab had typed in `editor` before a reload, still linked to the
+/// intent it was pressed on — unless that intent was saved meanwhile (then the editor
+/// stays empty). Returns whether a draft was put back.
+pub fn resume_draft(page: PageState, editor: Editor) -> bool {
+    let target = editor.target.get_value();
+    if let Some(draft) = drafts::load(&target)
         && editor.title.get_untracked().is_empty()
         && editor.body.get_untracked().is_empty()
     {
@@ -133,14 +141,25 @@ fn restore_draft(page: PageState) {
             editor.title.set(draft.title);
             editor.body.set(draft.body);
             editor.link.set(link);
+            return true;
         }
     }
+    false
+}
+
+/// Keeps every change of an editor's text as this tab's draft for its target.
+fn keep_draft(editor: Editor) {
     Effect::new(move |_| {
-        drafts::keep(&Draft {
+        let draft = Draft {
             title: editor.title.get(),
             body: editor.body.get(),
             link: editor.link.get(),
-        });
+        };
+        let target = editor.target.get_value();
+        // The note page's editor keeps nothing until it is pointed at a note.
+        if editor.base_version.get() > 0 || target == EditorTarget::NewNote {
+            drafts::keep(&target, &draft);
+        }
     });
 }
 

@@ -16,7 +16,7 @@ pub fn Compose() -> impl IntoView {
     let editor = page.editor;
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        door::press_save(page);
+        door::press_save(page, editor);
     };
     let title_chars = move || editor.title.with(|t| t.trim().chars().count());
     let body_chars = move || editor.body.with(|b| b.chars().count());
@@ -55,7 +55,7 @@ pub fn Compose() -> impl IntoView {
 /// "1,234 / 100,000 characters", marked when over. Text is never cut to fit: a field
 /// with a `maxlength` would silently drop the end of a pasted note.
 #[component]
-fn Counter(id: &'static str, count: Signal<usize>, max: usize) -> impl IntoView {
+pub fn Counter(id: &'static str, count: Signal<usize>, max: usize) -> impl IntoView {
     view! {
         <p id=id class="count" class:over={move || count.get() > max}>
             {move || {

@@ -4,9 +4,9 @@
 
 use leptos::prelude::*;
 
-use super::notes_list::excerpt;
+use super::note_card::excerpt;
 use crate::door;
-use crate::save::intent::{IntentState, Unreadable};
+use crate::save::intent::{IntentKind, IntentState, SaveIntent, Unreadable};
 use crate::state::PageState;
 use crate::state::queue::QueueEntry;
 
@@ -27,7 +27,7 @@ pub fn UnsavedNotes() -> impl IntoView {
                     <For
                         each=move || page.queue.entries.get()
                         key=|entry| entry.id().to_owned()
-                        children=move |entry| view! { <UnsavedItem id=entry.id().to_owned() /> }
+                        children=move |entry| view! { <PendingItem id=entry.id().to_owned() /> }
                     />
                 </ul>
             </section>
@@ -35,8 +35,21 @@ pub fn UnsavedNotes() -> impl IntoView {
     }
 }
 
+/// What an intent is about, in words: the title of a new note, or the change to a note.
+fn headline(intent: &SaveIntent) -> String {
+    let (title, _) = intent.text();
+    match intent.kind {
+        IntentKind::Create { .. } => title.to_owned(),
+        IntentKind::Edit { .. } => format!("Edit of “{title}”"),
+        IntentKind::Trash { .. } => format!("Move “{title}” to the trash"),
+        IntentKind::Restore { .. } => format!("Restore “{title}” from the trash"),
+        IntentKind::Purge { .. } => format!("Delete “{title}” for good"),
+    }
+}
+
+/// One unsaved entry with its state and what can be done about it.
 #[component]
-fn UnsavedItem(id: String) -> impl IntoView {
+pub fn PendingItem(id: String) -> impl IntoView {
     let page = expect_context::<PageState>();
     let entry = {
         let id = id.clone();
@@ -48,10 +61,14 @@ fn UnsavedItem(id: String) -> impl IntoView {
     };
     move || match entry.get() {
         Some(QueueEntry::Intent(intent)) => {
-            let (title, body) = intent.text();
-            let (title, body) = (title.to_owned(), excerpt(body));
+            let title = headline(&intent);
+            let body = excerpt(intent.text().1);
             let key = intent.key.clone();
             let data_key = key.clone();
+            let editable = matches!(
+                intent.kind,
+                IntentKind::Create { .. } | IntentKind::Edit { .. }
+            );
             view! {
                 <li class="note pending" data-intent-key=data_key>
                     <h3 class="note-title">{title}</h3>
@@ -59,7 +76,7 @@ fn UnsavedItem(id: String) -> impl IntoView {
                     <p class="status">
                         <span class="badge">"not yet saved"</span>
                         " "
-                        <IntentStatus key state=intent.state />
+                        <IntentStatus key state=intent.state editable />
                     </p>
                 </li>
             }
@@ -75,7 +92,7 @@ fn UnsavedItem(id: String) -> impl IntoView {
 }
 
 #[component]
-fn IntentStatus(key: String, state: IntentState) -> impl IntoView {
+fn IntentStatus(key: String, state: IntentState, editable: bool) -> impl IntoView {
     let page = expect_context::<PageState>();
     match state {
         IntentState::Queued => view! { <span class="state">"queued"</span> }.into_any(),
@@ -92,10 +109,13 @@ fn IntentStatus(key: String, state: IntentState) -> impl IntoView {
         .into_any(),
         IntentState::Failed { problem } => {
             let edit = key.clone();
-            view! {
-                <span class="state failed">"failed: " {problem.detail}</span>
+            let edit_button = editable.then(|| view! {
                 " "
                 <button type="button" class="link" on:click=move |_| door::edit(page, &edit)>"Edit"</button>
+            });
+            view! {
+                <span class="state failed">"failed: " {problem.detail}</span>
+                {edit_button}
                 " "
                 <button type="button" class="link" on:click=move |_| door::discard(page, &key)>"Discard"</button>
             }

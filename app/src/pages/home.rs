@@ -1,9 +1,10 @@
-//! `/`: compose, what is not yet saved, what is saved.
+//! `/`: compose, what is not yet saved, the notes (`?before=` pages back).
 
 use leptos::prelude::*;
 
 use crate::components::compose::Compose;
 use crate::components::notes_list::SavedNotes;
+use crate::components::notices::Notices;
 use crate::components::status_line::StatusLine;
 use crate::components::unsaved_list::UnsavedNotes;
 
@@ -11,6 +12,7 @@ use crate::components::unsaved_list::UnsavedNotes;
 pub fn HomePage() -> impl IntoView {
     view! {
         <StatusLine />
+        <Notices />
         <Compose />
         <UnsavedNotes />
         <SavedNotes />

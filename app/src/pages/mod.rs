@@ -1,3 +1,20 @@
-//! One file per page (route).
+//! One file per page (route): home, a note, its history, the trash, search.
 
+pub mod history;
 pub mod home;
+pub mod note;
+pub mod search;
+pub mod trash;
+
+use leptos::prelude::*;
+
+/// What a page says when its note does not exist (or is not the reader's).
+#[component]
+pub fn NoSuchNote() -> impl IntoView {
+    view! {
+        <section class="missing">
+            <h2>"There is no such note"</h2>
+            <p>"It may have been deleted for good. " <a href="/" rel="external">"Back to your notes"</a></p>
+        </section>
+    }
+}

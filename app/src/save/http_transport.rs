@@ -64,6 +64,7 @@ impl Transport for HttpTransport {
                 replayed: replayed.as_deref(),
                 body: &body,
             },
+            intent.answer_shape(),
             SystemTime::now(),
         )
     }

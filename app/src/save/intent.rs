@@ -4,7 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::api::{NOTES_PATH, NewNote, Problem};
+use super::response::AnswerShape;
+use crate::api::{NOTES_PATH, NewNote, NoteEdit, Problem};
 
 /// The version of the stored form below. An intent written by an older version is
 /// migrated when read; one written by a newer version is shown, never dropped.
@@ -27,12 +28,30 @@ pub enum IntentState {
     Failed { problem: Problem },
 }
 
-/// What the intent asks the server to do.
+/// What the intent asks the server to do. Every write is an intent of one queue: an edit
+/// or a delete is a save intent of another kind.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum IntentKind {
     /// Create a note.
     Create { title: String, body: String },
+    /// Change a note's title and body, starting from `base_version` (the version the
+    /// person saw). `after` is the key of an earlier edit of the same note from this
+    /// browser, still unsent when this one was made (see `rebased_after`).
+    Edit {
+        note_id: String,
+        base_version: i64,
+        title: String,
+        body: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        after: Option<String>,
+    },
+    /// Move a note to the trash (`title` only to show what the intent is about).
+    Trash { note_id: String, title: String },
+    /// Take a note out of the trash.
+    Restore { note_id: String, title: String },
+    /// Delete a note for good.
+    Purge { note_id: String, title: String },
 }
 
 /// One save intent, persisted in localStorage from before its first attempt until the
@@ -76,8 +95,21 @@ impl SaveIntent {
         }
     }
 
+    /// A new intent of any kind, with its own key.
+    pub fn new(key: String, kind: IntentKind, written_at: String) -> Self {
+        Self {
+            v: SCHEMA_VERSION,
+            key,
+            kind,
+            written_at,
+            attempts: 0,
+            state: IntentState::Queued,
+        }
+    }
+
     /// The request every attempt sends. The key is never sent with another payload.
     pub fn request(&self) -> WireRequest {
+        let note = |id: &str| format!("{NOTES_PATH}/{id}");
         match &self.kind {
             IntentKind::Create { title, body } => WireRequest {
                 method: "POST",
@@ -89,19 +121,100 @@ impl SaveIntent {
                 })
                 .unwrap_or_default(),
             },
+            IntentKind::Edit {
+                note_id,
+                base_version,
+                title,
+                body,
+                ..
+            } => WireRequest {
+                method: "PATCH",
+                path: note(note_id),
+                body: serde_json::to_string(&NoteEdit {
+                    title: Some(title.clone()),
+                    body: Some(body.clone()),
+                    base_version: Some(*base_version),
+                    written_at: self.written_at.clone(),
+                })
+                .unwrap_or_default(),
+            },
+            IntentKind::Trash { note_id, .. } => WireRequest {
+                method: "DELETE",
+                path: note(note_id),
+                body: String::new(),
+            },
+            IntentKind::Restore { note_id, .. } => WireRequest {
+                method: "POST",
+                path: format!("{}/restore", note(note_id)),
+                body: String::new(),
+            },
+            IntentKind::Purge { note_id, .. } => WireRequest {
+                method: "DELETE",
+                path: format!("{}?permanent=true", note(note_id)),
+                body: String::new(),
+            },
         }
     }
 
-    /// The title and body this intent carries (what the list shows).
+    /// The answer a success carries for this kind of write.
+    pub fn answer_shape(&self) -> AnswerShape {
+        match self.kind {
+            IntentKind::Create { .. } => AnswerShape::Created,
+            IntentKind::Edit { .. } => AnswerShape::Edited,
+            IntentKind::Trash { .. } | IntentKind::Restore { .. } => AnswerShape::Moved,
+            IntentKind::Purge { .. } => AnswerShape::Purged,
+        }
+    }
+
+    /// The title and body this intent carries (what the list shows; a move carries the
+    /// note's title only).
     pub fn text(&self) -> (&str, &str) {
         match &self.kind {
-            IntentKind::Create { title, body } => (title, body),
+            IntentKind::Create { title, body } | IntentKind::Edit { title, body, .. } => {
+                (title, body)
+            }
+            IntentKind::Trash { title, .. }
+            | IntentKind::Restore { title, .. }
+            | IntentKind::Purge { title, .. } => (title, ""),
         }
     }
 
-    /// Whether this intent was made from exactly this draft.
+    /// The note this intent changes (none for a create).
+    pub fn note_id(&self) -> Option<&str> {
+        match &self.kind {
+            IntentKind::Create { .. } => None,
+            IntentKind::Edit { note_id, .. }
+            | IntentKind::Trash { note_id, .. }
+            | IntentKind::Restore { note_id, .. }
+            | IntentKind::Purge { note_id, .. } => Some(note_id),
+        }
+    }
+
+    /// Whether this intent was made from exactly this draft (creates and edits).
     pub fn matches_draft(&self, title: &str, body: &str) -> bool {
-        self.text() == (title, body)
+        matches!(
+            self.kind,
+            IntentKind::Create { .. } | IntentKind::Edit { .. }
+        ) && self.text() == (title, body)
+    }
+
+    /// An edit made while an earlier edit of the same note (`after`) was still unsent,
+    /// from the same version, starts from the version that earlier edit produced — when
+    /// it was applied as sent, and only before this one's first attempt (a key is never
+    /// sent with two payloads). A merged earlier edit keeps the old base: the server's
+    /// merge against it keeps the other device's changes.
+    pub fn rebased_after(&self, earlier_base: i64, earlier_result: i64) -> Option<SaveIntent> {
+        let IntentKind::Edit { base_version, .. } = &self.kind else {
+            return None;
+        };
+        if self.attempts > 0 || *base_version != earlier_base {
+            return None;
+        }
+        let mut rebased = self.clone();
+        if let IntentKind::Edit { base_version, .. } = &mut rebased.kind {
+            *base_version = earlier_result;
+        }
+        Some(rebased)
     }
 
     /// Failed intents wait for the person; every other state still wants to be sent.
@@ -224,6 +337,84 @@ mod tests {
             },
         };
         assert_eq!(intent(failed.clone()).after_reload().state, failed);
+    }
+
+    #[test]
+    fn every_kind_of_write_is_its_own_request() {
+        let intent = |kind| SaveIntent::new("k".into(), kind, "2026-01-01T00:00:00.000Z".into());
+        let edit = intent(IntentKind::Edit {
+            note_id: "n1".into(),
+            base_version: 3,
+            title: "t".into(),
+            body: "b".into(),
+            after: None,
+        })
+        .request();
+        assert_eq!(
+            (edit.method, edit.path.as_str()),
+            ("PATCH", "/api/notes/n1")
+        );
+        let sent: NoteEdit = serde_json::from_str(&edit.body).unwrap();
+        assert_eq!(sent.base_version, Some(3));
+        let trash = intent(IntentKind::Trash {
+            note_id: "n1".into(),
+            title: "t".into(),
+        })
+        .request();
+        assert_eq!(
+            (trash.method, trash.path.as_str()),
+            ("DELETE", "/api/notes/n1")
+        );
+        let restore = intent(IntentKind::Restore {
+            note_id: "n1".into(),
+            title: "t".into(),
+        })
+        .request();
+        assert_eq!(
+            (restore.method, restore.path.as_str()),
+            ("POST", "/api/notes/n1/restore")
+        );
+        let purge = intent(IntentKind::Purge {
+            note_id: "n1".into(),
+            title: "t".into(),
+        })
+        .request();
+        assert_eq!(
+            (purge.method, purge.path.as_str()),
+            ("DELETE", "/api/notes/n1?permanent=true")
+        );
+    }
+
+    #[test]
+    fn an_unsent_edit_made_behind_an_applied_one_starts_from_its_result() {
+        let later = SaveIntent::new(
+            "k2".into(),
+            IntentKind::Edit {
+                note_id: "n".into(),
+                base_version: 3,
+                title: "t".into(),
+                body: "b2".into(),
+                after: Some("k1".into()),
+            },
+            "w".into(),
+        );
+        let rebased = later.rebased_after(3, 4).unwrap();
+        assert!(matches!(
+            rebased.kind,
+            IntentKind::Edit {
+                base_version: 4,
+                ..
+            }
+        ));
+        assert!(later.rebased_after(2, 4).is_none(), "another base");
+        let sent = SaveIntent {
+            attempts: 1,
+            ..later
+        };
+        assert!(
+            sent.rebased_after(3, 4).is_none(),
+            "a key never changes its payload"
+        );
     }
 
     #[test]

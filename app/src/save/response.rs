@@ -4,7 +4,61 @@
 use std::time::SystemTime;
 
 use super::retry_policy::{AttemptOutcome, parse_retry_after};
-use crate::api::{Note, Problem};
+use crate::api::{EditAnswer, Note, NoteAnswer, Problem};
+
+/// What a write's success says, by the kind of write.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WriteAnswer {
+    /// A create: the note.
+    Created(Note),
+    /// An edit: applied, merged, or saved as a conflict copy.
+    Edited(Box<EditAnswer>),
+    /// A move to the trash or out of it: the note as it now is.
+    Moved(Note),
+    /// A delete for good (204, no body).
+    Purged,
+}
+
+impl WriteAnswer {
+    /// The note the answer is about, as it now is (an edit's conflict copy when the
+    /// note itself is gone).
+    pub fn note(&self) -> Option<&Note> {
+        match self {
+            WriteAnswer::Created(note) | WriteAnswer::Moved(note) => Some(note),
+            WriteAnswer::Edited(answer) => answer.note.as_ref().or(answer.copy.as_ref()),
+            WriteAnswer::Purged => None,
+        }
+    }
+}
+
+/// Which answer a write expects on success.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AnswerShape {
+    Created,
+    Edited,
+    Moved,
+    Purged,
+}
+
+impl AnswerShape {
+    fn read(self, body: &[u8]) -> Result<WriteAnswer, String> {
+        let fail = |e: serde_json::Error| e.to_string();
+        Ok(match self {
+            AnswerShape::Created => {
+                WriteAnswer::Created(serde_json::from_slice(body).map_err(fail)?)
+            }
+            AnswerShape::Edited => {
+                WriteAnswer::Edited(Box::new(serde_json::from_slice(body).map_err(fail)?))
+            }
+            AnswerShape::Moved => WriteAnswer::Moved(
+                serde_json::from_slice::<NoteAnswer>(body)
+                    .map_err(fail)?
+                    .note,
+            ),
+            AnswerShape::Purged => WriteAnswer::Purged,
+        })
+    }
+}
 
 /// An answer as a transport received it: the whole body was read.
 pub struct RawAnswer<'a> {
@@ -16,19 +70,20 @@ pub struct RawAnswer<'a> {
     pub body: &'a [u8],
 }
 
-/// Turns an answer into the outcome of the attempt. `now` reads `Retry-After` dates.
-pub fn read_answer(answer: RawAnswer<'_>, now: SystemTime) -> AttemptOutcome {
+/// Turns an answer into the outcome of the attempt, for a write that expects `shape`.
+/// `now` reads `Retry-After` dates.
+pub fn read_answer(answer: RawAnswer<'_>, shape: AnswerShape, now: SystemTime) -> AttemptOutcome {
     if (200..300).contains(&answer.status) {
-        return match serde_json::from_slice::<Note>(answer.body) {
-            Ok(note) => AttemptOutcome::Saved {
-                note,
+        return match shape.read(answer.body) {
+            Ok(written) => AttemptOutcome::Saved {
+                answer: written,
                 replayed: answer.replayed.is_some_and(|v| v.trim() == "true"),
             },
             // A success whose body is not the note (cut off, or rewritten by a proxy):
             // the write may be stored, its answer is not readable. A retry with the same
             // key gets the replay.
-            Err(error) => AttemptOutcome::Network {
-                reason: format!("unreadable answer: {error}"),
+            Err(reason) => AttemptOutcome::Network {
+                reason: format!("unreadable answer: {reason}"),
             },
         };
     }
@@ -64,6 +119,7 @@ mod tests {
                 replayed: Some("true"),
                 ..raw(201, body)
             },
+            AnswerShape::Created,
             SystemTime::UNIX_EPOCH,
         );
         assert!(matches!(
@@ -74,7 +130,11 @@ mod tests {
 
     #[test]
     fn a_success_without_a_readable_note_counts_as_a_lost_answer() {
-        let outcome = read_answer(raw(200, b"<html>proxy page</html>"), SystemTime::UNIX_EPOCH);
+        let outcome = read_answer(
+            raw(200, b"<html>proxy page</html>"),
+            AnswerShape::Created,
+            SystemTime::UNIX_EPOCH,
+        );
         assert!(matches!(outcome, AttemptOutcome::Network { .. }));
     }
 
@@ -86,6 +146,7 @@ mod tests {
                 retry_after: Some("2"),
                 ..raw(503, body)
             },
+            AnswerShape::Created,
             SystemTime::UNIX_EPOCH,
         );
         let AttemptOutcome::Answered {
@@ -102,8 +163,48 @@ mod tests {
     }
 
     #[test]
+    fn each_kind_of_write_reads_its_own_answer() {
+        let note = br#"{"id":"n","title":"t","body":"b","written_at":"w","created_at":"c","updated_at":"u","version":2,"trashed_at":"x"}"#;
+        let moved = format!(r#"{{"note":{}}}"#, String::from_utf8_lossy(note));
+        let outcome = read_answer(
+            raw(200, moved.as_bytes()),
+            AnswerShape::Moved,
+            SystemTime::UNIX_EPOCH,
+        );
+        let AttemptOutcome::Saved {
+            answer: WriteAnswer::Moved(note),
+            ..
+        } = outcome
+        else {
+            panic!("{outcome:?}")
+        };
+        assert_eq!(note.trashed_at.as_deref(), Some("x"));
+        let edited = br#"{"outcome":"conflict-copy","note":null,"copy":{"id":"c","title":"t","body":"b","written_at":"w","created_at":"c","updated_at":"u","version":1,"trashed_at":null,"conflict_of":"n"}}"#;
+        let outcome = read_answer(
+            raw(200, edited),
+            AnswerShape::Edited,
+            SystemTime::UNIX_EPOCH,
+        );
+        let AttemptOutcome::Saved { answer, .. } = outcome else {
+            panic!("{outcome:?}")
+        };
+        assert_eq!(answer.note().map(|n| n.id.as_str()), Some("c"));
+        assert_eq!(
+            read_answer(raw(204, b""), AnswerShape::Purged, SystemTime::UNIX_EPOCH),
+            AttemptOutcome::Saved {
+                answer: WriteAnswer::Purged,
+                replayed: false
+            }
+        );
+    }
+
+    #[test]
     fn a_proxy_error_page_is_an_answer_without_a_problem() {
-        let outcome = read_answer(raw(502, b"<h1>Bad Gateway</h1>"), SystemTime::UNIX_EPOCH);
+        let outcome = read_answer(
+            raw(502, b"<h1>Bad Gateway</h1>"),
+            AnswerShape::Created,
+            SystemTime::UNIX_EPOCH,
+        );
         assert!(matches!(
             outcome,
             AttemptOutcome::Answered {

@@ -4,13 +4,14 @@
 
 use std::time::{Duration, SystemTime};
 
-use crate::api::{Note, Problem};
+use super::response::WriteAnswer;
+use crate::api::Problem;
 
 /// What one attempt came back with.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AttemptOutcome {
-    /// A 2xx with the stored note (the first answer, or a replay of it).
-    Saved { note: Note, replayed: bool },
+    /// A 2xx with the write's readable answer (the first answer, or a replay of it).
+    Saved { answer: WriteAnswer, replayed: bool },
     /// No HTTP answer: connection refused or reset, DNS, offline, response lost.
     Network { reason: String },
     /// The client-side timeout for one attempt ran out.

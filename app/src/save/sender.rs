@@ -6,8 +6,9 @@ use std::future::Future;
 use std::time::Duration;
 
 use super::intent::SaveIntent;
+use super::response::WriteAnswer;
 use super::retry_policy::{AttemptOutcome, NextStep, RetryPolicy};
-use crate::api::{Note, Problem};
+use crate::api::Problem;
 
 /// Makes one attempt: the intent's request, with its key.
 pub trait Transport {
@@ -28,7 +29,7 @@ pub enum BurstEvent {
     RetryScheduled {
         n: u32,
         delay: Duration,
-        outcome: AttemptOutcome,
+        outcome: Box<AttemptOutcome>,
     },
 }
 
@@ -47,8 +48,8 @@ pub trait BurstHooks {
 /// How a burst ended.
 #[derive(Clone, Debug, PartialEq)]
 pub enum BurstEnd {
-    /// The server holds the note; `replayed` when the answer was a replay.
-    Saved { note: Note, replayed: bool },
+    /// The server holds the write; `replayed` when the answer was a replay.
+    Saved { answer: WriteAnswer, replayed: bool },
     /// Every attempt of the burst failed recoverably; the last outcome says why.
     Waiting { last: AttemptOutcome },
     /// The browser is offline: the burst stopped without spending an attempt.
@@ -88,8 +89,8 @@ impl<T: Transport, C: Clock> Sender<T, C> {
             match self.policy.next_step(n, &outcome, jitter) {
                 NextStep::Finish => {
                     return match outcome {
-                        AttemptOutcome::Saved { note, replayed } => {
-                            BurstEnd::Saved { note, replayed }
+                        AttemptOutcome::Saved { answer, replayed } => {
+                            BurstEnd::Saved { answer, replayed }
                         }
                         // A 2xx without a readable note cannot be shown as saved: treat it
                         // as a lost answer, and the next burst will get the replay.
@@ -103,7 +104,11 @@ impl<T: Transport, C: Clock> Sender<T, C> {
                 }
                 NextStep::EndBurst => return BurstEnd::Waiting { last: outcome },
                 NextStep::RetryAfter(delay) => {
-                    hooks.on_event(BurstEvent::RetryScheduled { n, delay, outcome });
+                    hooks.on_event(BurstEvent::RetryScheduled {
+                        n,
+                        delay,
+                        outcome: Box::new(outcome),
+                    });
                     self.clock.sleep(delay).await;
                 }
             }
@@ -218,8 +223,8 @@ mod tests {
         }
     }
 
-    fn note() -> Note {
-        Note {
+    fn note() -> crate::api::Note {
+        crate::api::Note {
             id: "n1".into(),
             title: "t".into(),
             body: "b".into(),
@@ -227,6 +232,8 @@ mod tests {
             created_at: "c".into(),
             updated_at: "u".into(),
             version: 1,
+            trashed_at: None,
+            conflict_of: None,
         }
     }
 
@@ -250,7 +257,7 @@ mod tests {
             unreachable(),
             unreachable(),
             AttemptOutcome::Saved {
-                note: note(),
+                answer: WriteAnswer::Created(note()),
                 replayed: false,
             },
         ]);
@@ -259,7 +266,7 @@ mod tests {
         assert_eq!(
             end,
             BurstEnd::Saved {
-                note: note(),
+                answer: WriteAnswer::Created(note()),
                 replayed: false
             }
         );
@@ -328,7 +335,7 @@ mod tests {
             ScriptedTransport::new(vec![
                 busy,
                 AttemptOutcome::Saved {
-                    note: note(),
+                    answer: WriteAnswer::Created(note()),
                     replayed: true,
                 },
             ]),
@@ -339,7 +346,7 @@ mod tests {
         assert_eq!(
             end,
             BurstEnd::Saved {
-                note: note(),
+                answer: WriteAnswer::Created(note()),
                 replayed: true
             }
         );
@@ -371,7 +378,7 @@ mod tests {
             ScriptedTransport::new(vec![
                 unreachable(),
                 AttemptOutcome::Saved {
-                    note: note(),
+                    answer: WriteAnswer::Created(note()),
                     replayed: false,
                 },
             ]),
@@ -387,7 +394,7 @@ mod tests {
                 BurstEvent::RetryScheduled {
                     n: 1,
                     delay: Duration::from_millis(500),
-                    outcome: unreachable()
+                    outcome: Box::new(unreachable())
                 },
                 BurstEvent::AttemptStarted { n: 2 },
             ]

@@ -5,8 +5,22 @@ use leptos::prelude::*;
 
 use crate::save::press::Link;
 
+/// What an editor writes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EditorTarget {
+    /// A new note (the compose form).
+    NewNote,
+    /// An existing note.
+    Note { id: String },
+}
+
 #[derive(Clone, Copy)]
 pub struct Editor {
+    pub target: StoredValue<EditorTarget>,
+    /// For an existing note: the version the person started editing from.
+    pub base_version: RwSignal<i64>,
+    /// The text the editor started from (empty for a new note), to tell typed changes.
+    pub original: StoredValue<(String, String)>,
     pub title: RwSignal<String>,
     pub body: RwSignal<String>,
     /// A message about the last press (validation, storage full, a refused draft).
@@ -22,13 +36,36 @@ impl Default for Editor {
 }
 
 impl Editor {
+    /// The compose form's editor.
     pub fn new() -> Self {
+        Self::for_target(EditorTarget::NewNote, 0)
+    }
+
+    /// An editor for an existing note, starting from `version`.
+    pub fn for_note(id: &str, version: i64) -> Self {
+        Self::for_target(EditorTarget::Note { id: id.to_owned() }, version)
+    }
+
+    fn for_target(target: EditorTarget, version: i64) -> Self {
         Self {
+            target: StoredValue::new(target),
+            base_version: RwSignal::new(version),
+            original: StoredValue::new((String::new(), String::new())),
             title: RwSignal::new(String::new()),
             body: RwSignal::new(String::new()),
             notice: RwSignal::new(None),
             link: RwSignal::new(None),
         }
+    }
+
+    /// Typed text that no press of Save has made an intent of yet.
+    pub fn has_unpressed_text(&self) -> bool {
+        let (title, body) = (self.title.get_untracked(), self.body.get_untracked());
+        let original = self.original.get_value();
+        self.link.with_untracked(Option::is_none)
+            && (title, body) != original
+            && !(self.title.with_untracked(String::is_empty)
+                && self.body.with_untracked(String::is_empty))
     }
 
     /// Whether the editor is linked to the intent with `key`.

@@ -35,12 +35,37 @@ impl QueueEntry {
     }
 }
 
+/// A message about a finished write, shown until dismissed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Notice {
+    /// The key of the write it is about (one notice per write).
+    pub id: String,
+    pub text: String,
+    /// A link that goes with it: (href, label).
+    pub link: Option<(String, String)>,
+    /// What the person can do about it.
+    pub action: Option<NoticeAction>,
+}
+
+/// A follow-up a notice offers.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NoticeAction {
+    /// Undo a move to the trash (restore the note).
+    UndoTrash { note_id: String, title: String },
+    /// Take a note that is in the trash out of it.
+    Restore { note_id: String, title: String },
+}
+
 #[derive(Clone, Copy)]
 pub struct SaveQueue {
     /// Unsaved entries, oldest first.
     pub entries: RwSignal<Vec<QueueEntry>>,
-    /// Notes saved during this visit or learned from other tabs, newest first.
+    /// Notes as the latest answers (this visit, other tabs, earlier visits) left them.
     pub saved: RwSignal<Vec<Note>>,
+    /// Notes deleted for good during this visit.
+    pub gone: RwSignal<Vec<String>>,
+    /// Messages about finished writes.
+    pub notices: RwSignal<Vec<Notice>>,
     /// The time, ticking each second, for "retrying in N s".
     pub now_ms: RwSignal<f64>,
     /// `navigator.onLine`, kept current by the `online` and `offline` events.
@@ -58,6 +83,8 @@ impl SaveQueue {
         Self {
             entries: RwSignal::new(Vec::new()),
             saved: RwSignal::new(Vec::new()),
+            gone: RwSignal::new(Vec::new()),
+            notices: RwSignal::new(Vec::new()),
             now_ms: RwSignal::new(0.0),
             online: RwSignal::new(true),
         }
@@ -104,25 +131,74 @@ impl SaveQueue {
         self.entries.update(|all| all.retain(|e| e.id() != id));
     }
 
-    /// Shows a saved note (once).
+    /// Takes in a note as an answer left it: added once, or replacing an older version.
     pub fn add_saved(&self, note: Note) {
-        self.saved.update(|saved| {
-            if !saved.iter().any(|n| n.id == note.id) {
-                saved.insert(0, note);
-            }
+        self.learn_notes(vec![note]);
+    }
+
+    /// Takes in notes (from answers, other tabs, an earlier visit): each is added, or
+    /// replaces the copy this page has when it is a newer version.
+    pub fn learn_notes(&self, notes: Vec<Note>) {
+        let changes: Vec<Note> = self.saved.with_untracked(|saved| {
+            notes
+                .into_iter()
+                .filter(|n| {
+                    saved
+                        .iter()
+                        .find(|s| s.id == n.id)
+                        .is_none_or(|s| s.version < n.version)
+                })
+                .collect()
+        });
+        if !changes.is_empty() {
+            self.saved.update(|saved| {
+                for note in changes {
+                    match saved.iter_mut().find(|s| s.id == note.id) {
+                        Some(kept) => *kept = note,
+                        None => saved.insert(0, note),
+                    }
+                }
+            });
+        }
+    }
+
+    /// The latest version of a note this page knows of.
+    pub fn latest(&self, id: &str) -> Option<Note> {
+        self.saved
+            .with(|saved| saved.iter().find(|n| n.id == id).cloned())
+    }
+
+    /// A note deleted for good.
+    pub fn forget(&self, id: &str) {
+        self.saved.update(|saved| saved.retain(|n| n.id != id));
+        self.gone.update(|gone| gone.push(id.to_owned()));
+    }
+
+    /// Whether a note was deleted for good during this visit.
+    pub fn is_gone(&self, id: &str) -> bool {
+        self.gone.with(|gone| gone.iter().any(|g| g == id))
+    }
+
+    /// Unsaved intents about one note, oldest first.
+    pub fn pending_for(&self, note_id: &str) -> Vec<SaveIntent> {
+        self.entries.with(|all| {
+            all.iter()
+                .filter_map(QueueEntry::intent)
+                .filter(|i| i.note_id() == Some(note_id))
+                .cloned()
+                .collect()
+        })
+    }
+
+    /// Shows a notice (replacing an older one about the same write).
+    pub fn notify(&self, notice: Notice) {
+        self.notices.update(|all| {
+            all.retain(|n| n.id != notice.id);
+            all.push(notice);
         });
     }
 
-    /// Adds notes saved elsewhere (another tab, an earlier visit) that this page lacks.
-    pub fn learn_notes(&self, notes: Vec<Note>) {
-        let new: Vec<Note> = self.saved.with_untracked(|saved| {
-            notes
-                .into_iter()
-                .filter(|n| !saved.iter().any(|s| s.id == n.id))
-                .collect()
-        });
-        if !new.is_empty() {
-            self.saved.update(|saved| saved.extend(new));
-        }
+    pub fn dismiss(&self, id: &str) {
+        self.notices.update(|all| all.retain(|n| n.id != id));
     }
 }

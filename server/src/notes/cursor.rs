@@ -1,5 +1,6 @@
-//! Where a page of the note list starts: after the note with this creation time and id.
-//! The cursor is opaque to clients; a forged one is refused, never passed to SQL as text.
+//! Where a page of a list starts: after the note with this time (its creation time in the
+//! list of notes, the moment it went to the trash in the trash) and this id. The cursor
+//! is opaque to clients; a forged one is refused, never passed to SQL as text.
 
 use app::api::{Note, NotesPage};
 
@@ -7,44 +8,62 @@ use crate::error::ApiError;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cursor {
-    pub created_at: String,
+    pub at: String,
     pub id: String,
 }
 
+/// Which time orders a list.
+#[derive(Clone, Copy, Debug)]
+pub enum Order {
+    /// Notes, newest first.
+    Created,
+    /// The trash, latest moved first.
+    Trashed,
+}
+
+impl Order {
+    fn time_of(self, note: &Note) -> &str {
+        match self {
+            Order::Created => &note.created_at,
+            Order::Trashed => note.trashed_at.as_deref().unwrap_or(&note.created_at),
+        }
+    }
+}
+
 impl Cursor {
-    fn after(note: &Note) -> Self {
+    fn after(note: &Note, order: Order) -> Self {
         Self {
-            created_at: note.created_at.clone(),
+            at: order.time_of(note).to_owned(),
             id: note.id.clone(),
         }
     }
 
     /// The cursor's text form: `{created_at}_{id}` (neither part contains `_`).
     pub fn encode(&self) -> String {
-        format!("{}_{}", self.created_at, self.id)
+        format!("{}_{}", self.at, self.id)
     }
 
     pub fn decode(text: &str) -> Result<Self, ApiError> {
         let bad =
             || ApiError::InvalidQuery(format!("cursor {text:?} is not one this server gave out"));
-        let (created_at, id) = text.split_once('_').ok_or_else(bad)?;
-        let well_formed = chrono::DateTime::parse_from_rfc3339(created_at).is_ok()
-            && uuid::Uuid::parse_str(id).is_ok();
+        let (at, id) = text.split_once('_').ok_or_else(bad)?;
+        let well_formed =
+            chrono::DateTime::parse_from_rfc3339(at).is_ok() && uuid::Uuid::parse_str(id).is_ok();
         if !well_formed {
             return Err(bad());
         }
         Ok(Self {
-            created_at: created_at.to_owned(),
+            at: at.to_owned(),
             id: id.to_owned(),
         })
     }
 
     /// A page from `limit + 1` notes read newest first: the extra one, if there, says
     /// that another page follows.
-    pub fn page(mut notes: Vec<Note>, limit: u32) -> NotesPage {
+    pub fn page(mut notes: Vec<Note>, limit: u32, order: Order) -> NotesPage {
         let next = if notes.len() > limit as usize {
             notes.truncate(limit as usize);
-            notes.last().map(|n| Cursor::after(n).encode())
+            notes.last().map(|n| Cursor::after(n, order).encode())
         } else {
             None
         };
@@ -59,7 +78,7 @@ mod tests {
     #[test]
     fn a_cursor_reads_back_what_it_wrote() {
         let c = Cursor {
-            created_at: "2026-11-30T05:00:00.123456Z".into(),
+            at: "2026-11-30T05:00:00.123456Z".into(),
             id: "0b7a3c52-6f0e-4c51-9a0e-4a0c8f7e2d11".into(),
         };
         assert_eq!(Cursor::decode(&c.encode()).unwrap(), c);

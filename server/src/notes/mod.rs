@@ -1,8 +1,10 @@
 //! Notes: the validated requests, the write operations, the list cursor, and the routes
 //! (the JSON API, and the page's form without JavaScript).
 
+pub mod changes;
 pub mod cursor;
 pub mod form;
+pub mod merge;
 pub mod new_note;
 #[cfg(feature = "bench-plain-insert")]
 pub mod plain_insert;

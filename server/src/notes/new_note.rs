@@ -44,6 +44,8 @@ impl ValidNewNote {
             created_at: now.clone(),
             updated_at: now,
             version: 1,
+            trashed_at: None,
+            conflict_of: None,
         }
     }
 

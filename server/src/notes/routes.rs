@@ -1,23 +1,27 @@
 //! The notes API over HTTP: parse and check the request, hand the write to the
-//! idempotency pipeline once, answer. `POST /api/notes` (idempotent create),
-//! `GET /api/notes`, `GET /api/notes/{id}`.
+//! idempotency pipeline once, answer.
+//!
+//! - `POST /api/notes` create · `GET /api/notes` list (not in the trash)
+//! - `GET /api/notes/{id}` · `PATCH` edit · `DELETE` to the trash (`?permanent=true`: for good)
+//! - `POST /api/notes/{id}/restore` · `GET /api/notes/{id}/revisions` · `GET /api/trash`
 
 use axum::Router;
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, Uri, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{MethodRouter, get};
+use axum::routing::{MethodRouter, get, post};
 use serde::Deserialize;
 
-use app::api::{NOTES_PATH, NewNote};
+use app::api::{NOTES_PATH, NewNote, NoteEdit, Revisions};
 
+use super::changes::{IfMatch, Lifecycle, ValidLifecycle, ValidNoteEdit};
 use super::cursor::Cursor;
 use super::new_note::ValidNewNote;
-use super::writes::{CreateNote, CreateReply, etag};
+use super::writes::{ChangeLifecycle, CreateNote, CreateReply, EditNote, etag};
 use crate::error::ApiError;
 use crate::http::body::{parse_json, read_limited, require_json};
-use crate::idempotency::{self, IdempotencyKey, SHARED_SCOPE};
+use crate::idempotency::{self, IdempotencyKey, Operation, SHARED_SCOPE};
 use crate::state::AppState;
 
 /// Notes per page when the client does not say, and the most it may ask for.
@@ -30,49 +34,153 @@ pub fn router() -> Router<AppState> {
             NOTES_PATH,
             allow(get(list_notes).post(create_note), "GET, POST"),
         )
-        .route("/api/notes/{id}", allow(get(get_note), "GET"))
+        .route(
+            "/api/notes/{id}",
+            allow(
+                get(get_note).patch(edit_note).delete(delete_note),
+                "GET, PATCH, DELETE",
+            ),
+        )
+        .route("/api/notes/{id}/restore", allow(post(restore_note), "POST"))
+        .route(
+            "/api/notes/{id}/revisions",
+            allow(get(list_revisions), "GET"),
+        )
+        .route("/api/trash", allow(get(list_trash), "GET"))
 }
 
 /// A route's other methods answer 405 with `Allow` naming the ones it has.
-fn allow(route: MethodRouter<AppState>, methods: &'static str) -> MethodRouter<AppState> {
+pub fn allow(route: MethodRouter<AppState>, methods: &'static str) -> MethodRouter<AppState> {
     route.fallback(move || async move { ApiError::MethodNotAllowed { allow: methods } })
 }
 
-/// `POST /api/notes`. Every check runs before any write, in the protocol's order; then
-/// the create runs through the idempotency pipeline.
-#[tracing::instrument(name = "create_note", skip_all, fields(key = tracing::field::Empty))]
-async fn create_note(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
-    let mut key = None;
-    match create(&state, &headers, body, &mut key).await {
-        Ok(response) => response,
-        Err(error) => {
-            error.log(key.as_ref().map(IdempotencyKey::as_str));
-            error.into_response()
-        }
-    }
+/// What a write's body must be.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Payload {
+    /// `application/json`, parsed by the route.
+    Json,
+    /// No body is read for it (trash, restore, delete): any body is ignored.
+    None,
 }
 
-async fn create(
+/// Runs every check of a write in the protocol's order — body size, key, media type,
+/// then the route's own parsing — and hands the operation to the pipeline once.
+async fn write<O: Operation>(
     state: &AppState,
     headers: &HeaderMap,
     body: Body,
-    key_out: &mut Option<IdempotencyKey>,
-) -> Result<Response, ApiError> {
-    let bytes = read_limited(headers, body, state.config.body_timeout).await?;
-    let key = IdempotencyKey::from_headers(headers)?;
-    tracing::Span::current().record("key", key.as_str());
-    *key_out = Some(key.clone());
-    require_json(headers)?;
-    let request: NewNote = parse_json(&bytes, "a note")?;
-    let create = CreateNote {
-        note: ValidNewNote::parse(request)?,
-        reply: CreateReply::Json,
-    };
-    let answer = idempotency::execute(state, SHARED_SCOPE, &key, &create).await?;
-    if answer.replayed {
-        tracing::info!(status = answer.stored.status, "replayed a stored answer");
+    payload: Payload,
+    parse: impl FnOnce(&Bytes) -> Result<O, ApiError>,
+) -> Response {
+    let mut key = None;
+    let result = async {
+        let bytes = read_limited(headers, body, state.config.body_timeout).await?;
+        let found = IdempotencyKey::from_headers(headers)?;
+        tracing::Span::current().record("key", found.as_str());
+        key = Some(found.clone());
+        if payload == Payload::Json {
+            require_json(headers)?;
+        }
+        let operation = parse(&bytes)?;
+        let answer = idempotency::execute(state, SHARED_SCOPE, &found, &operation).await?;
+        if answer.replayed {
+            tracing::info!(status = answer.stored.status, "replayed a stored answer");
+        }
+        Ok::<_, ApiError>(answer.into_response())
     }
-    Ok(answer.into_response())
+    .await;
+    result.unwrap_or_else(|error: ApiError| {
+        error.log(key.as_ref().map(IdempotencyKey::as_str));
+        error.into_response()
+    })
+}
+
+/// `POST /api/notes`.
+#[tracing::instrument(name = "create_note", skip_all, fields(key = tracing::field::Empty))]
+async fn create_note(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
+    write(&state, &headers, body, Payload::Json, |bytes| {
+        let request: NewNote = parse_json(bytes, "a note")?;
+        Ok(CreateNote {
+            note: ValidNewNote::parse(request)?,
+            reply: CreateReply::Json,
+        })
+    })
+    .await
+}
+
+/// `PATCH /api/notes/{id}`.
+#[tracing::instrument(name = "edit_note", skip_all, fields(key = tracing::field::Empty, %id))]
+async fn edit_note(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let if_match = IfMatch::from_headers(&headers);
+    write(&state, &headers, body, Payload::Json, |bytes| {
+        let request: NoteEdit = parse_json(bytes, "an edit")?;
+        Ok(EditNote(ValidNoteEdit::parse(&id, request, if_match)?))
+    })
+    .await
+}
+
+#[derive(Deserialize)]
+struct DeleteParams {
+    permanent: Option<String>,
+}
+
+/// `DELETE /api/notes/{id}` (to the trash) and `?permanent=true` (for good).
+#[tracing::instrument(name = "delete_note", skip_all, fields(key = tracing::field::Empty, %id))]
+async fn delete_note(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let change = Query::<DeleteParams>::try_from_uri(&uri)
+        .map_err(|e| ApiError::InvalidQuery(e.body_text()))
+        .and_then(|params| match params.0.permanent.as_deref() {
+            None | Some("false") => Ok(Lifecycle::Trash),
+            Some("true") => Ok(Lifecycle::Purge),
+            Some(other) => Err(ApiError::InvalidQuery(format!(
+                "permanent must be true or false, got {other:?}"
+            ))),
+        });
+    let change = match change {
+        Ok(change) => change,
+        Err(error) => return error.into_response(),
+    };
+    lifecycle(&state, id, &headers, body, change).await
+}
+
+/// `POST /api/notes/{id}/restore`.
+#[tracing::instrument(name = "restore_note", skip_all, fields(key = tracing::field::Empty, %id))]
+async fn restore_note(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    lifecycle(&state, id, &headers, body, Lifecycle::Restore).await
+}
+
+async fn lifecycle(
+    state: &AppState,
+    id: String,
+    headers: &HeaderMap,
+    body: Body,
+    change: Lifecycle,
+) -> Response {
+    let if_match = IfMatch::from_headers(headers);
+    write(state, headers, body, Payload::None, |_| {
+        Ok(ChangeLifecycle(ValidLifecycle {
+            id,
+            change,
+            if_match,
+        }))
+    })
+    .await
 }
 
 #[derive(Deserialize)]
@@ -81,26 +189,45 @@ struct ListParams {
     cursor: Option<String>,
 }
 
-/// `GET /api/notes?limit=&cursor=`: newest first.
-async fn list_notes(State(state): State<AppState>, uri: Uri) -> Result<Response, ApiError> {
-    let params = Query::<ListParams>::try_from_uri(&uri)
+/// Reads `limit` (1–200, default 50) and `cursor`.
+fn page_params(uri: &Uri) -> Result<(u32, Option<Cursor>), ApiError> {
+    let params = Query::<ListParams>::try_from_uri(uri)
         .map_err(|e| ApiError::InvalidQuery(e.body_text()))?
         .0;
-    let limit = match params.limit.as_deref() {
-        None => DEFAULT_PAGE,
-        Some(text) => match text.parse::<u32>() {
-            Ok(n) if (1..=MAX_PAGE).contains(&n) => n,
-            _ => {
-                return Err(ApiError::InvalidQuery(format!(
-                    "limit must be a whole number from 1 to {MAX_PAGE}, got {text:?}"
-                )));
-            }
-        },
-    };
+    let limit = parse_limit(params.limit.as_deref())?;
     let cursor = params.cursor.as_deref().map(Cursor::decode).transpose()?;
+    Ok((limit, cursor))
+}
+
+/// `limit` of a list or a search: 1–200, default 50.
+pub fn parse_limit(text: Option<&str>) -> Result<u32, ApiError> {
+    match text {
+        None => Ok(DEFAULT_PAGE),
+        Some(text) => match text.parse::<u32>() {
+            Ok(n) if (1..=MAX_PAGE).contains(&n) => Ok(n),
+            _ => Err(ApiError::InvalidQuery(format!(
+                "limit must be a whole number from 1 to {MAX_PAGE}, got {text:?}"
+            ))),
+        },
+    }
+}
+
+/// `GET /api/notes?limit=&cursor=`: notes not in the trash, newest first.
+async fn list_notes(State(state): State<AppState>, uri: Uri) -> Result<Response, ApiError> {
+    let (limit, cursor) = page_params(&uri)?;
     let page = state
         .store
         .list_notes(SHARED_SCOPE, limit, cursor.as_ref())
+        .await?;
+    Ok(axum::Json(page).into_response())
+}
+
+/// `GET /api/trash?limit=&cursor=`: notes in the trash, latest moved first.
+async fn list_trash(State(state): State<AppState>, uri: Uri) -> Result<Response, ApiError> {
+    let (limit, cursor) = page_params(&uri)?;
+    let page = state
+        .store
+        .list_trash(SHARED_SCOPE, limit, cursor.as_ref())
         .await?;
     Ok(axum::Json(page).into_response())
 }
@@ -112,6 +239,17 @@ async fn get_note(
 ) -> Result<Response, ApiError> {
     match state.store.get_note(SHARED_SCOPE, &id).await? {
         Some(note) => Ok(([(header::ETAG, etag(&note))], axum::Json(note)).into_response()),
+        None => Err(ApiError::NotFound(format!("no note has the id {id:?}"))),
+    }
+}
+
+/// `GET /api/notes/{id}/revisions`: every accepted write, oldest first.
+async fn list_revisions(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    match state.store.revisions(SHARED_SCOPE, &id).await? {
+        Some(revisions) => Ok(axum::Json(Revisions { revisions }).into_response()),
         None => Err(ApiError::NotFound(format!("no note has the id {id:?}"))),
     }
 }

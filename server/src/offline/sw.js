@@ -1,9 +1,11 @@
 // oncenote's service worker. The server fills in BUILD and PRECACHE for each build.
 //
-// - Page loads: network first, so an online visit always gets the current page; the
-//   answer is kept. The kept page is served instead when there is no network, when the
-//   network answers with a server error (a reverse proxy's 502/503/504 while the app
-//   restarts), and when the network has not answered within NAVIGATION_TIMEOUT_MS.
+// - Page loads: network first, so an online visit always gets the current page; every
+//   page answered is kept (the last KEEP_PAGES of them, in their own cache), so notes seen
+//   before can be opened and read offline. The kept page is served instead when there is
+//   no network, when the network answers with a server error (a reverse proxy's
+//   502/503/504 while the app restarts), and when the network has not answered within
+//   NAVIGATION_TIMEOUT_MS. A page never kept gets a short offline page instead.
 // - The wasm, JS and CSS: from the cache (their names carry content hashes, so a cached
 //   file can never belong to another build), else the network, then kept.
 // - Nothing else is touched: API requests, and every write, go straight to the network.
@@ -15,6 +17,9 @@
 const BUILD = "__BUILD_ID__";
 const PRECACHE = ["__PRECACHE__"];
 const CACHE = `oncenote-${BUILD}`;
+// Pages seen, for reading offline: not tied to a build (a page keeps its own asset names).
+const PAGES = "oncenote-pages";
+const KEEP_PAGES = 100;
 const NAVIGATION_TIMEOUT_MS = 3000;
 
 self.addEventListener("install", (event) => {
@@ -31,7 +36,9 @@ self.addEventListener("activate", (event) => {
     caches
       .keys()
       .then((names) =>
-        Promise.all(names.filter((n) => n.startsWith("oncenote-") && n !== CACHE).map((n) => caches.delete(n))),
+        Promise.all(
+          names.filter((n) => n.startsWith("oncenote-") && n !== CACHE && n !== PAGES).map((n) => caches.delete(n)),
+        ),
       )
       .then(() => self.clients.claim()),
   );
@@ -51,11 +58,13 @@ self.addEventListener("fetch", (event) => {
 });
 
 async function pageNetworkFirst(request, url) {
-  const cache = await caches.open(CACHE);
-  const kept = () => cache.match("/");
+  const [shell, pages] = await Promise.all([caches.open(CACHE), caches.open(PAGES)]);
+  const kept = async () => (await pages.match(request)) ?? (url.pathname === "/" ? await shell.match("/") : undefined);
   const network = fetch(request).then(async (response) => {
-    if (response.ok && url.pathname === "/") {
-      await cache.put("/", response.clone());
+    if (response.ok) {
+      await pages.put(request, response.clone());
+      if (url.pathname === "/" && url.search === "") await shell.put("/", response.clone());
+      await trim(pages);
     }
     return response;
   });
@@ -67,9 +76,24 @@ async function pageNetworkFirst(request, url) {
   if (first.response && first.response.status < 500) return first.response;
   const fallback = await kept();
   if (fallback) return fallback;
-  // Nothing kept: the network's own answer (or error) is all there is.
   if (first.response) return first.response;
-  return network;
+  return offlinePage();
+}
+
+// Keeps the newest KEEP_PAGES pages (a page kept again moves to the end).
+async function trim(pages) {
+  const keys = await pages.keys();
+  await Promise.all(keys.slice(0, Math.max(0, keys.length - KEEP_PAGES)).map((key) => pages.delete(key)));
+}
+
+function offlinePage() {
+  const html = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>Offline — oncenote</title></head>
+<body style="font: 16px/1.5 system-ui, sans-serif; max-width: 40rem; margin: 2rem auto; padding: 0 1rem">
+<h1>You are offline</h1><p>This page was not opened before, so it is not kept on this device.
+Notes you saved are safe; unsaved ones are sent when the network is back.</p>
+<p><a href="/">Go to your notes</a></p></body></html>`;
+  return new Response(html, { status: 200, headers: { "content-type": "text/html; charset=utf-8" } });
 }
 
 async function assetCacheFirst(request) {

@@ -7,7 +7,7 @@ pub mod sqlite;
 
 use std::future::Future;
 
-use app::api::{Note, NotesPage};
+use app::api::{Note, NotesPage, Revision, RevisionKind};
 
 use crate::config::{Config, DatabaseUrl};
 use crate::error::ApiError;
@@ -15,6 +15,7 @@ use crate::idempotency::{
     ClaimTicket, Fingerprint, IdempotencyKey, NextAction, SavedAnswer, StoredAnswer,
 };
 use crate::notes::cursor::Cursor;
+use crate::search::query::SearchQuery;
 
 /// The database the server runs on.
 #[derive(Clone)]
@@ -39,7 +40,51 @@ impl Store {
         }
     }
 
-    /// A page of notes, newest first.
+    /// A page of the notes in the trash, latest moved first.
+    pub async fn list_trash(
+        &self,
+        scope: &str,
+        limit: u32,
+        cursor: Option<&Cursor>,
+    ) -> Result<NotesPage, ApiError> {
+        match self {
+            Store::Sqlite(db) => db.list_trash(scope, limit, cursor).await,
+        }
+    }
+
+    /// Every revision of a note, oldest first; `None` if there is no such note.
+    pub async fn revisions(
+        &self,
+        scope: &str,
+        id: &str,
+    ) -> Result<Option<Vec<Revision>>, ApiError> {
+        match self {
+            Store::Sqlite(db) => db.revisions(scope, id).await,
+        }
+    }
+
+    /// Notes matching `query` (not in the trash), best first: `limit` from `offset`.
+    pub async fn search(
+        &self,
+        scope: &str,
+        query: &SearchQuery,
+        limit: u32,
+        offset: u32,
+    ) -> Result<Vec<Note>, ApiError> {
+        match self {
+            Store::Sqlite(db) => db.search(scope, query, limit, offset).await,
+        }
+    }
+
+    /// Deletes for good the notes that went to the trash before `cutoff`; returns how
+    /// many went.
+    pub async fn empty_trash_before(&self, cutoff: &str, now: &str) -> Result<u64, ApiError> {
+        match self {
+            Store::Sqlite(db) => db.empty_trash_before(cutoff, now).await,
+        }
+    }
+
+    /// A page of notes not in the trash, newest first.
     pub async fn list_notes(
         &self,
         scope: &str,
@@ -101,11 +146,31 @@ pub trait Backend: Send + Sync {
     ) -> impl Future<Output = Result<(), ApiError>> + Send;
 }
 
+/// A write done earlier under a key, found through the key the write left on what it
+/// made (after the key's idempotency row expired).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PastWrite {
+    /// A revision of `note_id`: an edit, a merge, a move to or from the trash — or, with
+    /// `RevisionKind::Create`, the note the key created (a create, or an edit's conflict
+    /// copy).
+    Revision { note_id: String, kind: RevisionKind },
+    /// A delete for good of `note_id`.
+    Purge { note_id: String },
+}
+
+/// A revision about to be written.
+pub struct NewRevision<'a> {
+    pub version: i64,
+    pub kind: RevisionKind,
+    pub key: &'a IdempotencyKey,
+    pub fingerprint: &'a Fingerprint,
+}
+
 /// What the write operations need from the database, inside the claimed transaction.
 pub trait NoteWrites {
-    /// Inserts `note`, which carries the key that created it. Returns false, writing
-    /// nothing, if a note with this key already exists (a retry after its idempotency row
-    /// expired).
+    /// Inserts `note`, which carries the key that created it, with its first revision.
+    /// Returns false, writing nothing, if a note with this key already exists (a retry
+    /// after its idempotency row expired).
     fn insert_note(
         &mut self,
         scope: &str,
@@ -120,4 +185,52 @@ pub trait NoteWrites {
         scope: &str,
         key: &IdempotencyKey,
     ) -> impl Future<Output = Result<Option<(Note, Fingerprint)>, ApiError>> + Send;
+
+    /// What an earlier write under `key` did, with the fingerprint of its request.
+    fn past_write(
+        &mut self,
+        scope: &str,
+        key: &IdempotencyKey,
+    ) -> impl Future<Output = Result<Option<(PastWrite, Fingerprint)>, ApiError>> + Send;
+
+    /// The note as it is now (in the trash or not), inside the transaction.
+    fn note(
+        &mut self,
+        scope: &str,
+        id: &str,
+    ) -> impl Future<Output = Result<Option<Note>, ApiError>> + Send;
+
+    /// The note's revision at `version`.
+    fn revision_at(
+        &mut self,
+        scope: &str,
+        id: &str,
+        version: i64,
+    ) -> impl Future<Output = Result<Option<Revision>, ApiError>> + Send;
+
+    /// Writes the note's new state (title, body, version, `updated_at`, `trashed_at`) and
+    /// the revision that records it.
+    fn save_note(
+        &mut self,
+        scope: &str,
+        note: &Note,
+        revision: NewRevision<'_>,
+    ) -> impl Future<Output = Result<(), ApiError>> + Send;
+
+    /// Whether `id` was deleted for good.
+    fn is_purged(
+        &mut self,
+        scope: &str,
+        id: &str,
+    ) -> impl Future<Output = Result<bool, ApiError>> + Send;
+
+    /// Deletes the note and its revisions for good, leaving a tombstone with the key.
+    fn purge(
+        &mut self,
+        scope: &str,
+        id: &str,
+        key: &IdempotencyKey,
+        fingerprint: &Fingerprint,
+        at: &str,
+    ) -> impl Future<Output = Result<(), ApiError>> + Send;
 }

@@ -14,7 +14,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use anyhow::Context;
-use app::api::{Note, NotesPage};
+use app::api::{Note, NotesPage, Revision, RevisionKind};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Sqlite, SqlitePool, Transaction};
 
@@ -22,8 +22,14 @@ use crate::error::ApiError;
 use crate::idempotency::{
     ClaimTicket, Fingerprint, IdempotencyKey, NextAction, SavedAnswer, StoredAnswer,
 };
-use crate::notes::cursor::Cursor;
-use crate::storage::{Backend, NoteWrites};
+use crate::notes::cursor::{Cursor, Order};
+use crate::search::cjk;
+use crate::search::query::SearchQuery;
+use crate::storage::{Backend, NewRevision, NoteWrites, PastWrite};
+
+/// The columns of a note, in `NoteRow`'s order.
+const NOTE_COLUMNS: &str =
+    "id, title, body, written_at, created_at, updated_at, version, trashed_at, conflict_of";
 
 /// Connections for reads. Readers never block each other or the writer.
 const READERS: u32 = 8;
@@ -61,6 +67,7 @@ impl SqliteStore {
             .run(&writer)
             .await
             .context("could not apply the database migrations")?;
+        fill_in_cjk(&writer).await?;
         let reader = SqlitePoolOptions::new()
             .max_connections(READERS)
             .acquire_timeout(Duration::from_secs(10))
@@ -87,23 +94,22 @@ impl SqliteStore {
         let fetch = i64::from(limit) + 1;
         let rows: Vec<NoteRow> = match cursor {
             None => {
-                sqlx::query_as(
-                    "SELECT id, title, body, written_at, created_at, updated_at, version \
-                     FROM notes WHERE scope = ? ORDER BY created_at DESC, id DESC LIMIT ?",
-                )
+                sqlx::query_as(&format!(
+                    "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = ? AND trashed_at IS NULL \
+                     ORDER BY created_at DESC, id DESC LIMIT ?"
+                ))
                 .bind(scope)
                 .bind(fetch)
                 .fetch_all(&self.reader)
                 .await?
             }
             Some(c) => {
-                sqlx::query_as(
-                    "SELECT id, title, body, written_at, created_at, updated_at, version \
-                     FROM notes WHERE scope = ? AND (created_at, id) < (?, ?) \
-                     ORDER BY created_at DESC, id DESC LIMIT ?",
-                )
+                sqlx::query_as(&format!(
+                    "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = ? AND trashed_at IS NULL \
+                     AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?"
+                ))
                 .bind(scope)
-                .bind(&c.created_at)
+                .bind(&c.at)
                 .bind(&c.id)
                 .bind(fetch)
                 .fetch_all(&self.reader)
@@ -111,19 +117,110 @@ impl SqliteStore {
             }
         };
         let notes = rows.into_iter().map(Note::from).collect();
-        Ok(Cursor::page(notes, limit))
+        Ok(Cursor::page(notes, limit, Order::Created))
     }
 
-    pub async fn get_note(&self, scope: &str, id: &str) -> Result<Option<Note>, ApiError> {
-        let row: Option<NoteRow> = sqlx::query_as(
-            "SELECT id, title, body, written_at, created_at, updated_at, version FROM notes \
-             WHERE scope = ? AND id = ?",
+    pub async fn list_trash(
+        &self,
+        scope: &str,
+        limit: u32,
+        cursor: Option<&Cursor>,
+    ) -> Result<NotesPage, ApiError> {
+        let fetch = i64::from(limit) + 1;
+        let rows: Vec<NoteRow> =
+            match cursor {
+                None => sqlx::query_as(&format!(
+                    "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = ? AND trashed_at IS NOT NULL \
+                     ORDER BY trashed_at DESC, id DESC LIMIT ?"
+                ))
+                .bind(scope)
+                .bind(fetch)
+                .fetch_all(&self.reader)
+                .await?,
+                Some(c) => sqlx::query_as(&format!(
+                    "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = ? AND trashed_at IS NOT NULL \
+                     AND (trashed_at, id) < (?, ?) ORDER BY trashed_at DESC, id DESC LIMIT ?"
+                ))
+                .bind(scope)
+                .bind(&c.at)
+                .bind(&c.id)
+                .bind(fetch)
+                .fetch_all(&self.reader)
+                .await?,
+            };
+        let notes = rows.into_iter().map(Note::from).collect();
+        Ok(Cursor::page(notes, limit, Order::Trashed))
+    }
+
+    pub async fn revisions(
+        &self,
+        scope: &str,
+        id: &str,
+    ) -> Result<Option<Vec<Revision>>, ApiError> {
+        let rows: Vec<RevisionRow> = sqlx::query_as(
+            "SELECT version, title, body, created_at, kind FROM revisions \
+             WHERE scope = ? AND note_id = ? ORDER BY version",
         )
         .bind(scope)
         .bind(id)
-        .fetch_optional(&self.reader)
+        .fetch_all(&self.reader)
         .await?;
-        Ok(row.map(Note::from))
+        if rows.is_empty() {
+            return Ok(None);
+        }
+        rows.into_iter()
+            .map(Revision::try_from)
+            .collect::<Result<_, _>>()
+            .map(Some)
+    }
+
+    pub async fn search(
+        &self,
+        scope: &str,
+        query: &SearchQuery,
+        limit: u32,
+        offset: u32,
+    ) -> Result<Vec<Note>, ApiError> {
+        // The title weighs ten times the body; ties go to the newer note.
+        let rows: Vec<NoteRow> = sqlx::query_as(&format!(
+            "SELECT {} FROM notes_fts JOIN notes n ON n.rowid = notes_fts.rowid \
+             WHERE notes_fts MATCH ? AND n.scope = ? AND n.trashed_at IS NULL \
+             ORDER BY bm25(notes_fts, 10.0, 1.0, 1.0), n.created_at DESC, n.id LIMIT ? OFFSET ?",
+            prefixed("n", NOTE_COLUMNS)
+        ))
+        .bind(query.to_fts5())
+        .bind(scope)
+        .bind(i64::from(limit))
+        .bind(i64::from(offset))
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(rows.into_iter().map(Note::from).collect())
+    }
+
+    pub async fn empty_trash_before(&self, cutoff: &str, now: &str) -> Result<u64, ApiError> {
+        let mut emptied = 0;
+        loop {
+            // Small batches, so a write waiting behind this one waits briefly.
+            let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
+            let expired: Vec<(String, String)> = sqlx::query_as(
+                "SELECT scope, id FROM notes WHERE trashed_at IS NOT NULL AND trashed_at < ? LIMIT 200",
+            )
+            .bind(cutoff)
+            .fetch_all(&mut *tx)
+            .await?;
+            for (scope, id) in &expired {
+                purge_note(&mut tx, scope, id, None, None, now).await?;
+            }
+            tx.commit().await?;
+            emptied += expired.len() as u64;
+            if expired.len() < 200 {
+                return Ok(emptied);
+            }
+        }
+    }
+
+    pub async fn get_note(&self, scope: &str, id: &str) -> Result<Option<Note>, ApiError> {
+        note_by_id(&self.reader, scope, id).await
     }
 
     pub async fn sweep_expired(&self, now: &str) -> Result<u64, ApiError> {
@@ -237,7 +334,22 @@ impl NoteWrites for SqliteTx {
         fingerprint: &Fingerprint,
         note: &Note,
     ) -> Result<bool, ApiError> {
-        insert_note(&mut *self.0, scope, key, fingerprint, note).await
+        if !insert_note(&mut *self.0, scope, key, fingerprint, note).await? {
+            return Ok(false);
+        }
+        insert_revision(
+            &mut self.0,
+            scope,
+            note,
+            NewRevision {
+                version: note.version,
+                kind: RevisionKind::Create,
+                key,
+                fingerprint,
+            },
+        )
+        .await?;
+        Ok(true)
     }
 
     async fn note_created_by(
@@ -251,10 +363,10 @@ impl NoteWrites for SqliteTx {
             note: NoteRow,
             request_fingerprint: String,
         }
-        let row: Option<Row> = sqlx::query_as(
-            "SELECT id, title, body, written_at, created_at, updated_at, version, \
-             request_fingerprint FROM notes WHERE scope = ? AND idempotency_key = ?",
-        )
+        let row: Option<Row> = sqlx::query_as(&format!(
+            "SELECT {NOTE_COLUMNS}, request_fingerprint FROM notes \
+             WHERE scope = ? AND idempotency_key = ?"
+        ))
         .bind(scope)
         .bind(key.as_str())
         .fetch_optional(&mut *self.0)
@@ -266,6 +378,238 @@ impl NoteWrites for SqliteTx {
             )
         }))
     }
+
+    async fn past_write(
+        &mut self,
+        scope: &str,
+        key: &IdempotencyKey,
+    ) -> Result<Option<(PastWrite, Fingerprint)>, ApiError> {
+        let revision: Option<(String, String, String)> = sqlx::query_as(
+            "SELECT note_id, kind, request_fingerprint FROM revisions \
+             WHERE scope = ? AND idempotency_key = ?",
+        )
+        .bind(scope)
+        .bind(key.as_str())
+        .fetch_optional(&mut *self.0)
+        .await?;
+        if let Some((note_id, kind, fingerprint)) = revision {
+            return Ok(Some((
+                PastWrite::Revision {
+                    note_id,
+                    kind: revision_kind(&kind)?,
+                },
+                Fingerprint::from_stored(fingerprint),
+            )));
+        }
+        let purge: Option<(String, Option<String>)> = sqlx::query_as(
+            "SELECT note_id, request_fingerprint FROM tombstones \
+             WHERE scope = ? AND idempotency_key = ?",
+        )
+        .bind(scope)
+        .bind(key.as_str())
+        .fetch_optional(&mut *self.0)
+        .await?;
+        Ok(purge.map(|(note_id, fingerprint)| {
+            (
+                PastWrite::Purge { note_id },
+                Fingerprint::from_stored(fingerprint.unwrap_or_default()),
+            )
+        }))
+    }
+
+    async fn note(&mut self, scope: &str, id: &str) -> Result<Option<Note>, ApiError> {
+        note_by_id(&mut *self.0, scope, id).await
+    }
+
+    async fn revision_at(
+        &mut self,
+        scope: &str,
+        id: &str,
+        version: i64,
+    ) -> Result<Option<Revision>, ApiError> {
+        let row: Option<RevisionRow> = sqlx::query_as(
+            "SELECT version, title, body, created_at, kind FROM revisions \
+             WHERE scope = ? AND note_id = ? AND version = ?",
+        )
+        .bind(scope)
+        .bind(id)
+        .bind(version)
+        .fetch_optional(&mut *self.0)
+        .await?;
+        row.map(Revision::try_from).transpose()
+    }
+
+    async fn save_note(
+        &mut self,
+        scope: &str,
+        note: &Note,
+        revision: NewRevision<'_>,
+    ) -> Result<(), ApiError> {
+        sqlx::query(
+            "UPDATE notes SET title = ?, body = ?, cjk = ?, version = ?, updated_at = ?, \
+             trashed_at = ? WHERE scope = ? AND id = ?",
+        )
+        .bind(&note.title)
+        .bind(&note.body)
+        .bind(cjk_of(note))
+        .bind(note.version)
+        .bind(&note.updated_at)
+        .bind(&note.trashed_at)
+        .bind(scope)
+        .bind(&note.id)
+        .execute(&mut *self.0)
+        .await?;
+        insert_revision(&mut self.0, scope, note, revision).await
+    }
+
+    async fn is_purged(&mut self, scope: &str, id: &str) -> Result<bool, ApiError> {
+        let found: Option<i64> =
+            sqlx::query_scalar("SELECT 1 FROM tombstones WHERE scope = ? AND note_id = ?")
+                .bind(scope)
+                .bind(id)
+                .fetch_optional(&mut *self.0)
+                .await?;
+        Ok(found.is_some())
+    }
+
+    async fn purge(
+        &mut self,
+        scope: &str,
+        id: &str,
+        key: &IdempotencyKey,
+        fingerprint: &Fingerprint,
+        at: &str,
+    ) -> Result<(), ApiError> {
+        purge_note(&mut self.0, scope, id, Some(key), Some(fingerprint), at).await
+    }
+}
+
+/// Deletes a note (its revisions go with it) and leaves its tombstone.
+async fn purge_note(
+    tx: &mut Transaction<'static, Sqlite>,
+    scope: &str,
+    id: &str,
+    key: Option<&IdempotencyKey>,
+    fingerprint: Option<&Fingerprint>,
+    at: &str,
+) -> Result<(), ApiError> {
+    sqlx::query("DELETE FROM notes WHERE scope = ? AND id = ?")
+        .bind(scope)
+        .bind(id)
+        .execute(&mut **tx)
+        .await?;
+    sqlx::query(
+        "INSERT INTO tombstones (scope, note_id, idempotency_key, request_fingerprint, purged_at) \
+         VALUES (?, ?, ?, ?, ?) ON CONFLICT (scope, note_id) DO NOTHING",
+    )
+    .bind(scope)
+    .bind(id)
+    .bind(key.map(IdempotencyKey::as_str))
+    .bind(fingerprint.map(Fingerprint::as_str))
+    .bind(at)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+async fn insert_revision(
+    tx: &mut Transaction<'static, Sqlite>,
+    scope: &str,
+    note: &Note,
+    revision: NewRevision<'_>,
+) -> Result<(), ApiError> {
+    sqlx::query(
+        "INSERT INTO revisions (scope, note_id, version, kind, title, body, created_at, \
+         idempotency_key, request_fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(scope)
+    .bind(&note.id)
+    .bind(revision.version)
+    .bind(kind_name(revision.kind))
+    .bind(&note.title)
+    .bind(&note.body)
+    .bind(&note.updated_at)
+    .bind(revision.key.as_str())
+    .bind(revision.fingerprint.as_str())
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+async fn note_by_id<'e>(
+    executor: impl sqlx::SqliteExecutor<'e>,
+    scope: &str,
+    id: &str,
+) -> Result<Option<Note>, ApiError> {
+    let row: Option<NoteRow> = sqlx::query_as(&format!(
+        "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = ? AND id = ?"
+    ))
+    .bind(scope)
+    .bind(id)
+    .fetch_optional(executor)
+    .await?;
+    Ok(row.map(Note::from))
+}
+
+/// The CJK bigrams of a note's title and body, for the search index.
+fn cjk_of(note: &Note) -> String {
+    cjk::bigrams(&format!("{}\n{}", note.title, note.body))
+}
+
+/// Fills in the CJK bigrams of notes written before the search index existed.
+async fn fill_in_cjk(writer: &SqlitePool) -> anyhow::Result<()> {
+    loop {
+        let rows: Vec<(i64, String, String)> =
+            sqlx::query_as("SELECT rowid, title, body FROM notes WHERE cjk IS NULL LIMIT 500")
+                .fetch_all(writer)
+                .await?;
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let mut tx = writer.begin().await?;
+        for (rowid, title, body) in rows {
+            sqlx::query("UPDATE notes SET cjk = ? WHERE rowid = ?")
+                .bind(cjk::bigrams(&format!("{title}\n{body}")))
+                .bind(rowid)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+    }
+}
+
+fn kind_name(kind: RevisionKind) -> &'static str {
+    match kind {
+        RevisionKind::Create => "create",
+        RevisionKind::Edit => "edit",
+        RevisionKind::Merge => "merge",
+        RevisionKind::Trash => "trash",
+        RevisionKind::Restore => "restore",
+    }
+}
+
+fn revision_kind(name: &str) -> Result<RevisionKind, ApiError> {
+    Ok(match name {
+        "create" => RevisionKind::Create,
+        "edit" => RevisionKind::Edit,
+        "merge" => RevisionKind::Merge,
+        "trash" => RevisionKind::Trash,
+        "restore" => RevisionKind::Restore,
+        other => {
+            return Err(ApiError::Internal(anyhow::anyhow!(
+                "a revision of unknown kind {other:?}"
+            )));
+        }
+    })
+}
+
+/// `a, b` → `n.a, n.b`.
+fn prefixed(table: &str, columns: &str) -> String {
+    columns
+        .split(", ")
+        .map(|c| format!("{table}.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Inserts a note carrying its key; false if the key already has its note.
@@ -278,7 +622,8 @@ async fn insert_note<'e>(
 ) -> Result<bool, ApiError> {
     let inserted = sqlx::query(
         "INSERT INTO notes (id, scope, idempotency_key, request_fingerprint, title, body, \
-         written_at, created_at, updated_at, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
+         written_at, created_at, updated_at, version, trashed_at, conflict_of, cjk) \
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
          ON CONFLICT (scope, idempotency_key) DO NOTHING",
     )
     .bind(&note.id)
@@ -291,6 +636,9 @@ async fn insert_note<'e>(
     .bind(&note.created_at)
     .bind(&note.updated_at)
     .bind(note.version)
+    .bind(&note.trashed_at)
+    .bind(&note.conflict_of)
+    .bind(cjk_of(note))
     .execute(executor)
     .await?
     .rows_affected();
@@ -306,6 +654,8 @@ struct NoteRow {
     created_at: String,
     updated_at: String,
     version: i64,
+    trashed_at: Option<String>,
+    conflict_of: Option<String>,
 }
 
 impl From<NoteRow> for Note {
@@ -318,6 +668,31 @@ impl From<NoteRow> for Note {
             created_at: row.created_at,
             updated_at: row.updated_at,
             version: row.version,
+            trashed_at: row.trashed_at,
+            conflict_of: row.conflict_of,
         }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct RevisionRow {
+    version: i64,
+    title: String,
+    body: String,
+    created_at: String,
+    kind: String,
+}
+
+impl TryFrom<RevisionRow> for Revision {
+    type Error = ApiError;
+
+    fn try_from(row: RevisionRow) -> Result<Self, ApiError> {
+        Ok(Revision {
+            version: row.version,
+            title: row.title,
+            body: row.body,
+            created_at: row.created_at,
+            kind: revision_kind(&row.kind)?,
+        })
     }
 }

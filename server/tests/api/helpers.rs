@@ -119,6 +119,80 @@ impl TestApp {
             .expect("the server answers")
     }
 
+    /// `PATCH /api/notes/{id}` with a key, a JSON body and optional extra headers.
+    pub async fn patch_note(
+        &self,
+        id: &str,
+        key: &str,
+        body: &serde_json::Value,
+        headers: &[(&str, &str)],
+    ) -> reqwest::Response {
+        let mut request = self
+            .client
+            .patch(self.url(&format!("/api/notes/{id}")))
+            .header(IDEMPOTENCY_KEY_HEADER, key)
+            .json(body);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        request.send().await.expect("the server answers")
+    }
+
+    /// `DELETE /api/notes/{id}` (to the trash; `permanent`: for good).
+    pub async fn delete_note(&self, id: &str, key: &str, permanent: bool) -> reqwest::Response {
+        let path = if permanent {
+            format!("/api/notes/{id}?permanent=true")
+        } else {
+            format!("/api/notes/{id}")
+        };
+        self.client
+            .delete(self.url(&path))
+            .header(IDEMPOTENCY_KEY_HEADER, key)
+            .send()
+            .await
+            .expect("the server answers")
+    }
+
+    /// `POST /api/notes/{id}/restore`.
+    pub async fn restore_note(&self, id: &str, key: &str) -> reqwest::Response {
+        self.client
+            .post(self.url(&format!("/api/notes/{id}/restore")))
+            .header(IDEMPOTENCY_KEY_HEADER, key)
+            .send()
+            .await
+            .expect("the server answers")
+    }
+
+    /// Creates a note and returns it.
+    pub async fn create(&self, title: &str, body: &str) -> app::api::Note {
+        let response = self
+            .post_note(
+                Some(&uuid::Uuid::new_v4().to_string()),
+                &serde_json::json!({ "title": title, "body": body, "written_at": "2026-11-30T05:00:00.000Z" }),
+            )
+            .await;
+        assert_eq!(response.status(), 201);
+        response.json().await.expect("a note")
+    }
+
+    /// The note's revisions, through the API.
+    pub async fn revisions(&self, id: &str) -> Vec<app::api::Revision> {
+        let response = self.get(&format!("/api/notes/{id}/revisions")).await;
+        assert_eq!(response.status(), 200);
+        response
+            .json::<app::api::Revisions>()
+            .await
+            .expect("revisions")
+            .revisions
+    }
+
+    pub async fn revision_count(&self) -> i64 {
+        sqlx::query_scalar("SELECT COUNT(*) FROM revisions")
+            .fetch_one(&self.pool)
+            .await
+            .unwrap()
+    }
+
     pub async fn note_count(&self) -> i64 {
         sqlx::query_scalar("SELECT COUNT(*) FROM notes")
             .fetch_one(&self.pool)

@@ -340,8 +340,18 @@ fn corpus() -> Vec<Case> {
         Problem(405, "method-not-allowed"),
     ));
     cases.push(case(
-        "DELETE a note",
+        "DELETE a note without a key",
         raw("DELETE", "/api/notes/abc", &[], b""),
+        Problem(400, "missing-idempotency-key"),
+    ));
+    cases.push(case(
+        "PUT a note",
+        raw(
+            "PUT",
+            "/api/notes/abc",
+            &[b"Content-Type: application/json", &k],
+            &body,
+        ),
         Problem(405, "method-not-allowed"),
     ));
 

@@ -169,7 +169,13 @@ async fn an_unknown_field_from_a_newer_client_is_ignored() {
 #[tokio::test]
 async fn a_wrong_method_is_405_with_allow_naming_the_methods_of_that_route() {
     let app = spawn_app().await;
-    for (path, allow) in [("/api/notes", "GET, POST"), ("/api/notes/abc", "GET")] {
+    for (path, allow) in [
+        ("/api/notes", "GET, POST"),
+        ("/api/notes/abc", "GET, PATCH, DELETE"),
+        ("/api/notes/abc/restore", "POST"),
+        ("/api/trash", "GET"),
+        ("/api/search", "GET"),
+    ] {
         let response = app.client.put(app.url(path)).send().await.unwrap();
         assert_eq!(response.status(), 405, "{path}");
         assert_eq!(response.headers()["allow"], allow, "{path}");

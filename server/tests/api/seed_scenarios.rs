@@ -3,6 +3,7 @@
 //! Like the seed's `createWithRetry`, a burst here sends at most twice.
 
 use app::save::intent::{IntentKind, SaveIntent};
+use app::save::response::WriteAnswer;
 use app::save::retry_policy::{AttemptOutcome, RetryPolicy};
 use app::save::sender::{BurstEnd, Sender, Transport};
 
@@ -57,7 +58,10 @@ async fn scenario_1_a_new_key_per_attempt_reproduces_the_duplicate() {
     let ids = ids_in_database(&app).await;
     assert_eq!(ids.len(), 2, "the unsafe client made a second note");
     match end {
-        BurstEnd::Saved { note, replayed } => {
+        BurstEnd::Saved {
+            answer: WriteAnswer::Created(note),
+            replayed,
+        } => {
             assert_eq!(note.id, ids[1], "the caller got the second note");
             assert!(!replayed);
         }
@@ -80,7 +84,10 @@ async fn scenario_2_one_key_reused_stores_one_note_and_returns_the_original() {
         "two sends, one key"
     );
     match end {
-        BurstEnd::Saved { note, replayed } => {
+        BurstEnd::Saved {
+            answer: WriteAnswer::Created(note),
+            replayed,
+        } => {
             assert_eq!(note.id, ids[0], "the caller got the original note");
             assert_eq!(note.title, "Groceries");
             assert!(replayed, "the second answer was a replay");
@@ -95,7 +102,17 @@ async fn scenario_3_two_independent_saves_of_the_same_title_store_two_notes() {
     let (first, _) = save(http(&app), &intent("Groceries")).await;
     let (second, _) = save(http(&app), &intent("Groceries")).await;
 
-    let (BurstEnd::Saved { note: a, .. }, BurstEnd::Saved { note: b, .. }) = (first, second) else {
+    let (
+        BurstEnd::Saved {
+            answer: WriteAnswer::Created(a),
+            ..
+        },
+        BurstEnd::Saved {
+            answer: WriteAnswer::Created(b),
+            ..
+        },
+    ) = (first, second)
+    else {
         panic!("both saves succeed");
     };
     assert_ne!(a.id, b.id);

@@ -242,7 +242,7 @@ async fn save_one(
         let saved: Vec<(&app::api::Note, bool)> = ends
             .iter()
             .filter_map(|(end, _)| match end {
-                BurstEnd::Saved { note, replayed } => Some((note, *replayed)),
+                BurstEnd::Saved { answer, replayed } => answer.note().map(|note| (note, *replayed)),
                 _ => None,
             })
             .collect();

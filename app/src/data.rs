@@ -1,0 +1,64 @@
+//! How pages get their data: on the server, from the readers it provides while rendering
+//! (`ssr_context::Data`); in the browser, from the page itself — every page is rendered
+//! on the server (each link is a full page load, which the service worker can keep for
+//! offline reading), so a resource arrives with the HTML and never fetches on its own.
+
+use std::future::Future;
+
+use crate::api::{Note, NotesPage, Revision, SearchPage};
+
+/// Runs one reader of the server's `Data`.
+#[cfg(feature = "ssr")]
+fn read<T: Send + 'static>(
+    pick: impl FnOnce(&crate::ssr_context::Data) -> crate::ssr_context::Loading<T>,
+) -> impl Future<Output = Result<T, String>> + Send + 'static {
+    let loading =
+        leptos::prelude::use_context::<crate::ssr_context::Data>().map(|data| pick(&data));
+    async move {
+        match loading {
+            Some(loading) => loading.await,
+            None => Err("the notes could not be read".to_owned()),
+        }
+    }
+}
+
+/// Each reader: on the server it asks `Data`; in the browser a page's data comes with the
+/// page, so a resource that asks is answered with an error it never shows (it hydrates
+/// from what the server sent).
+macro_rules! reader {
+    ($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),*) -> $out:ty) => {
+        $(#[$doc])*
+        pub fn $name($($arg: $ty),*) -> impl Future<Output = Result<$out, String>> + Send + 'static {
+            #[cfg(feature = "ssr")]
+            {
+                read(move |data| data.0.$name($($arg),*))
+            }
+            #[cfg(not(feature = "ssr"))]
+            {
+                let _ = ($($arg,)*);
+                std::future::ready(Err("this page was rendered without its data".to_owned()))
+            }
+        }
+    };
+}
+
+reader!(
+    /// Notes not in the trash, newest first.
+    notes(cursor: Option<String>) -> NotesPage
+);
+reader!(
+    /// Notes in the trash.
+    trash(cursor: Option<String>) -> NotesPage
+);
+reader!(
+    /// One note.
+    note(id: String) -> Option<Note>
+);
+reader!(
+    /// A note's revisions.
+    revisions(id: String) -> Option<Vec<Revision>>
+);
+reader!(
+    /// A search.
+    search(q: String, cursor: Option<String>) -> SearchPage
+);

@@ -1,0 +1,244 @@
+//! `/notes/{id}`: one note in full (line breaks kept), when it was written and last
+//! changed, and what can be done with it — edit, move to the trash (with Undo), restore
+//! or delete for good from the trash, its history. Its unsaved changes are listed under
+//! it with their state.
+
+use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
+
+use super::NoSuchNote;
+use crate::api::{BODY_MAX_CHARS, Note, TITLE_MAX_CHARS};
+use crate::components::compose::Counter;
+use crate::components::local_time::LocalTime;
+use crate::components::notices::Notices;
+use crate::components::status_line::StatusLine;
+use crate::components::unsaved_list::PendingItem;
+use crate::data;
+use crate::door;
+use crate::save::intent::IntentKind;
+use crate::state::PageState;
+use crate::state::queue::{Notice, NoticeAction};
+
+#[component]
+pub fn NotePage() -> impl IntoView {
+    let params = use_params_map();
+    let id = move || params.with(|p| p.get("id").unwrap_or_default());
+    let note = Resource::new(id, data::note);
+    view! {
+        <StatusLine />
+        <Notices />
+        <Transition fallback=|| view! { <p class="muted">"Loading the note…"</p> }>
+            {move || Suspend::new(async move {
+                match note.await {
+                    Ok(Some(note)) => view! { <NoteView note /> }.into_any(),
+                    Ok(None) => view! { <NoSuchNote /> }.into_any(),
+                    Err(error) => view! { <p class="error">{error}</p> }.into_any(),
+                }
+            })}
+        </Transition>
+    }
+}
+
+#[component]
+fn NoteView(note: Note) -> impl IntoView {
+    let page = expect_context::<PageState>();
+    let queue = page.queue;
+    let id = note.id.clone();
+    // The note as the latest answer left it (an edit or a move made during this visit).
+    let shown = {
+        let id = id.clone();
+        Memo::new(move |_| match queue.latest(&id) {
+            Some(newer) if newer.version > note.version => newer,
+            _ => note.clone(),
+        })
+    };
+    let gone = {
+        let id = id.clone();
+        Memo::new(move |_| queue.is_gone(&id))
+    };
+    let pending = {
+        let id = id.clone();
+        Memo::new(move |_| {
+            queue
+                .pending_for(&id)
+                .into_iter()
+                .map(|i| i.key)
+                .collect::<Vec<_>>()
+        })
+    };
+    let editing = RwSignal::new(false);
+    // After hydration: an edit this tab was in the middle of (before a reload) reopens.
+    Effect::new(move |_| {
+        if door::open_note_editor(page, &shown.get_untracked(), true) {
+            editing.set(true);
+        }
+    });
+    view! {
+        <article class="note-page" aria-labelledby="note-title">
+            {move || gone.get().then(|| view! {
+                <p class="banner">"This note was deleted for good."</p>
+            })}
+            {move || shown.get().trashed_at.map(|at| view! { <TrashBanner note=shown.get() at /> })}
+            <Show
+                when=move || !editing.get()
+                fallback=move || view! { <NoteEditorForm editing /> }
+            >
+                {move || {
+                    let note = shown.get();
+                    view! { <NoteText note /> }
+                }}
+                <div class="note-actions">
+                    <button type="button" on:click=move |_| {
+                        if door::open_note_editor(page, &shown.get_untracked(), false) {
+                            editing.set(true);
+                        }
+                    }>"Edit"</button>
+                    <TrashButton note=shown />
+                    <a href=format!("/notes/{id}/history") rel="external">"History"</a>
+                </div>
+            </Show>
+            <Show when=move || pending.with(|p| !p.is_empty())>
+                <h3 class="pending-heading">"Not yet saved"</h3>
+                <ul class="notes" data-testid="pending-for-note">
+                    <For each=move || pending.get() key=|key| key.clone() children=|id| view! { <PendingItem id /> } />
+                </ul>
+            </Show>
+        </article>
+    }
+}
+
+/// Title, times, version and body.
+#[component]
+fn NoteText(note: Note) -> impl IntoView {
+    let copy_of = note.conflict_of.clone().map(|original| {
+        view! {
+            <p class="meta">"A conflict copy of " <a href=format!("/notes/{original}") rel="external">"another note"</a></p>
+        }
+    });
+    view! {
+        <h2 id="note-title" class="note-heading">{note.title.clone()}</h2>
+        <p class="meta">
+            "Written " <LocalTime at=note.written_at.clone() />
+            " · last changed " <LocalTime at=note.updated_at.clone() />
+            " · version " {note.version}
+        </p>
+        {copy_of}
+        <div class="note-body" data-testid="note-body">{note.body.clone()}</div>
+    }
+}
+
+/// Moves the note to the trash, with Undo right after.
+#[component]
+fn TrashButton(note: Memo<Note>) -> impl IntoView {
+    let page = expect_context::<PageState>();
+    let in_trash = move || note.with(|n| n.trashed_at.is_some());
+    let trash = move |_| {
+        let note = note.get_untracked();
+        door::change_note(
+            page,
+            IntentKind::Trash {
+                note_id: note.id.clone(),
+                title: note.title.clone(),
+            },
+        );
+        page.queue.notify(Notice {
+            id: format!("trash-{}", note.id),
+            text: format!("“{}” is moving to the trash.", note.title),
+            link: None,
+            action: Some(NoticeAction::UndoTrash {
+                note_id: note.id.clone(),
+                title: note.title.clone(),
+            }),
+        });
+    };
+    view! {
+        <Show when=move || !in_trash()>
+            <button type="button" on:click=trash>"Move to trash"</button>
+        </Show>
+    }
+}
+
+/// Shown while the note is in the trash: Restore, or Delete for good (asked twice).
+#[component]
+fn TrashBanner(note: Note, at: String) -> impl IntoView {
+    let page = expect_context::<PageState>();
+    let (restore_note, purge_note) = (note.clone(), note);
+    view! {
+        <div class="banner trash-banner">
+            <p>"In the trash since " <LocalTime at /> "."</p>
+            <button type="button" on:click=move |_| door::change_note(page, IntentKind::Restore {
+                note_id: restore_note.id.clone(),
+                title: restore_note.title.clone(),
+            })>"Restore"</button>
+            " "
+            <DeleteForGood note=purge_note />
+        </div>
+    }
+}
+
+/// "Delete for good", then "Really delete?" with the button that does it.
+#[component]
+pub fn DeleteForGood(note: Note) -> impl IntoView {
+    let page = expect_context::<PageState>();
+    let asking = RwSignal::new(false);
+    view! {
+        <Show
+            when=move || asking.get()
+            fallback=move || view! {
+                <button type="button" class="danger" on:click=move |_| asking.set(true)>"Delete for good"</button>
+            }
+        >
+            {
+                let note = note.clone();
+                view! {
+                    <span class="confirm" role="group" aria-label="Confirm deleting for good">
+                        "Delete for good? This cannot be undone. "
+                        <button type="button" class="danger" on:click=move |_| {
+                            door::change_note(page, IntentKind::Purge {
+                                note_id: note.id.clone(),
+                                title: note.title.clone(),
+                            });
+                            asking.set(false);
+                        }>"Yes, delete it"</button>
+                        " "
+                        <button type="button" class="link" on:click=move |_| asking.set(false)>"Keep it"</button>
+                    </span>
+                }
+            }
+        </Show>
+    }
+}
+
+/// The edit form: title and body as they are, Save or Cancel.
+#[component]
+fn NoteEditorForm(editing: RwSignal<bool>) -> impl IntoView {
+    let page = expect_context::<PageState>();
+    let editor = page.note_editor;
+    let on_submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        door::press_save(page, editor);
+        if editor.notice.with_untracked(Option::is_none) {
+            editing.set(false);
+        }
+    };
+    let title_chars = move || editor.title.with(|t| t.trim().chars().count());
+    let body_chars = move || editor.body.with(|b| b.chars().count());
+    view! {
+        <form class="compose edit" on:submit=on_submit aria-label="Edit the note">
+            <label for="edit-title">"Title"</label>
+            <input id="edit-title" type="text" autocomplete="off" aria-describedby="edit-title-count" bind:value=editor.title />
+            <Counter id="edit-title-count" count=Signal::derive(title_chars) max=TITLE_MAX_CHARS />
+            <label for="edit-body">"Body"</label>
+            <textarea id="edit-body" rows="12" aria-describedby="edit-body-count" bind:value=editor.body></textarea>
+            <Counter id="edit-body-count" count=Signal::derive(body_chars) max=BODY_MAX_CHARS />
+            <div class="actions">
+                <button type="submit">"Save"</button>
+                <button type="button" class="link" on:click=move |_| {
+                    door::close_note_editor(page);
+                    editing.set(false);
+                }>"Cancel"</button>
+                <p class="notice" role="alert" data-testid="edit-notice">{move || editor.notice.get()}</p>
+            </div>
+        </form>
+    }
+}

@@ -1,0 +1,94 @@
+//! What the server-rendered pages read: the readers of `app::ssr_context::PageData`,
+//! answered from the store for one scope.
+
+use std::sync::Arc;
+
+use app::api::{Note, NotesPage, Revision, SearchPage};
+use app::ssr_context::{Data, Loading, PageData};
+
+use crate::error::ApiError;
+use crate::notes::cursor::Cursor;
+use crate::search;
+use crate::storage::Store;
+
+/// Notes per page of the list and the trash.
+const PAGE_NOTES: u32 = 50;
+/// Results per page of a search.
+const PAGE_RESULTS: u32 = 20;
+
+struct StoreData {
+    store: Store,
+    scope: String,
+}
+
+/// The readers for pages rendered for `scope`.
+pub fn for_scope(store: Store, scope: &str) -> Data {
+    Data(Arc::new(StoreData {
+        store,
+        scope: scope.to_owned(),
+    }))
+}
+
+/// A failure in words a page can show; the cause goes to the log.
+fn shown(error: ApiError) -> String {
+    match error {
+        ApiError::InvalidQuery(_) => {
+            "That page link is out of date; start from the first page.".to_owned()
+        }
+        ApiError::ValidationFailed(reason) => reason,
+        other => {
+            tracing::error!(error = %other, "a page could not read its data");
+            "The notes could not be read just now; try again in a moment.".to_owned()
+        }
+    }
+}
+
+fn cursor(text: Option<String>) -> Result<Option<Cursor>, String> {
+    text.as_deref()
+        .map(Cursor::decode)
+        .transpose()
+        .map_err(shown)
+}
+
+impl PageData for StoreData {
+    fn notes(&self, after: Option<String>) -> Loading<NotesPage> {
+        let (store, scope) = (self.store.clone(), self.scope.clone());
+        Box::pin(async move {
+            let after = cursor(after)?;
+            store
+                .list_notes(&scope, PAGE_NOTES, after.as_ref())
+                .await
+                .map_err(shown)
+        })
+    }
+
+    fn trash(&self, after: Option<String>) -> Loading<NotesPage> {
+        let (store, scope) = (self.store.clone(), self.scope.clone());
+        Box::pin(async move {
+            let after = cursor(after)?;
+            store
+                .list_trash(&scope, PAGE_NOTES, after.as_ref())
+                .await
+                .map_err(shown)
+        })
+    }
+
+    fn note(&self, id: String) -> Loading<Option<Note>> {
+        let (store, scope) = (self.store.clone(), self.scope.clone());
+        Box::pin(async move { store.get_note(&scope, &id).await.map_err(shown) })
+    }
+
+    fn revisions(&self, id: String) -> Loading<Option<Vec<Revision>>> {
+        let (store, scope) = (self.store.clone(), self.scope.clone());
+        Box::pin(async move { store.revisions(&scope, &id).await.map_err(shown) })
+    }
+
+    fn search(&self, q: String, after: Option<String>) -> Loading<SearchPage> {
+        let (store, scope) = (self.store.clone(), self.scope.clone());
+        Box::pin(async move {
+            search::find(&store, &scope, &q, PAGE_RESULTS, after.as_deref())
+                .await
+                .map_err(shown)
+        })
+    }
+}

@@ -1,0 +1,53 @@
+//! Search: the user's query grammar (parsed, never passed through as syntax), CJK
+//! bigrams for text without spaces, and escaped snippets with highlights. The database
+//! runs the query (`storage`: FTS5 on SQLite); everything else here is the same for
+//! every database.
+
+pub mod cjk;
+pub mod query;
+pub mod routes;
+pub mod snippet;
+
+use app::api::{SearchHit, SearchPage};
+
+use crate::error::ApiError;
+use crate::storage::Store;
+
+/// How much of a body a snippet shows, in characters.
+const SNIPPET_CHARS: usize = 160;
+/// The deepest a cursor may page: past this, a better query beats paging.
+const MAX_OFFSET: u32 = 10_000;
+
+/// Runs a search for the user's text `q`: a page of `limit` results after `cursor`.
+pub async fn find(
+    store: &Store,
+    scope: &str,
+    q: &str,
+    limit: u32,
+    cursor: Option<&str>,
+) -> Result<SearchPage, ApiError> {
+    let query = query::parse(q).map_err(|error| ApiError::ValidationFailed(error.to_string()))?;
+    let offset = match cursor {
+        None => 0,
+        Some(text) => text
+            .parse::<u32>()
+            .ok()
+            .filter(|offset| *offset <= MAX_OFFSET)
+            .ok_or_else(|| {
+                ApiError::InvalidQuery(format!("cursor {text:?} is not one this server gave out"))
+            })?,
+    };
+    // One more than asked tells whether another page exists.
+    let mut notes = store.search(scope, &query, limit + 1, offset).await?;
+    let next = (notes.len() > limit as usize).then(|| (offset + limit).to_string());
+    notes.truncate(limit as usize);
+    let terms = query.highlight_terms();
+    let results = notes
+        .into_iter()
+        .map(|note| SearchHit {
+            snippet: snippet::snippet(&note.title, &note.body, &terms, SNIPPET_CHARS),
+            note,
+        })
+        .collect();
+    Ok(SearchPage { results, next })
+}

@@ -1,0 +1,842 @@
+//! The search box grammar: what a user types, parsed once into a small [`SearchQuery`] and
+//! rendered from there into SQLite FTS5 `MATCH` syntax (or PostgreSQL `websearch_to_tsquery`
+//! syntax). The user's text is never handed to the database as query syntax: every token
+//! leaves here as a quoted string literal, so `*`, `:`, `(`, `NEAR`, `AND` and friends are
+//! only ever words.
+//!
+//! The grammar:
+//! - `alpha beta` — notes with both words;
+//! - `"alpha beta"` — the phrase (an unclosed quote runs to the end of the input);
+//! - `-alpha`, `-"alpha beta"` — notes without the word or phrase;
+//! - `alpha or beta -gamma` — either group: (alpha) OR (beta AND NOT gamma); `or` is the
+//!   keyword in any case when it stands alone, unquoted and without `-`.
+//!
+//! Words are cut into tokens the way FTS5's `unicode61` tokenizer cuts them: runs of
+//! letters and digits (with their combining marks), so `e-mail` is the phrase "e mail" and
+//! `it's` the phrase "it s". A CJK token stays whole; it is matched by its bigrams (see
+//! [`super::cjk`]).
+
+use std::fmt;
+use std::str::FromStr;
+
+use unicode_normalization::char::is_combining_mark;
+
+use super::cjk::{self, Segment};
+
+/// At most this many terms (included and excluded, in all groups) are kept; the rest of
+/// the input is ignored.
+pub const MAX_TERMS: usize = 32;
+
+/// A term's text is cut to this many characters before it is tokenized.
+pub const MAX_TERM_CHARS: usize = 200;
+
+/// The FTS5 columns holding the note's own words.
+const TEXT_COLUMNS: &str = "{title body}";
+
+/// The FTS5 column holding the CJK bigrams of title and body.
+const CJK_COLUMN: &str = "cjk";
+
+/// Characters that open or close a phrase: the ASCII quote and the curly quotes that phone
+/// keyboards type in its place.
+const QUOTES: [char; 3] = ['"', '\u{201C}', '\u{201D}'];
+
+/// A parsed search: a note matches when it matches any of the groups.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchQuery {
+    /// The alternatives, joined by OR; never empty, and each has an included term.
+    pub groups: Vec<Group>,
+}
+
+/// Terms that must all hold: every `include` term is in the note and no `exclude` term is.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Group {
+    /// Terms the note must contain; never empty in a parsed query.
+    pub include: Vec<Term>,
+    /// Terms the note must not contain.
+    pub exclude: Vec<Term>,
+}
+
+/// One thing to look for, as lowercased tokens.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Term {
+    /// A single token.
+    Word(String),
+    /// Two or more tokens, in this order and next to each other.
+    Phrase(Vec<String>),
+}
+
+/// Why a search could not be run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueryError {
+    /// Nothing to look for: the input was empty, all punctuation, or only exclusions.
+    Empty,
+}
+
+impl fmt::Display for QueryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            QueryError::Empty => f.write_str("type at least one word to search for"),
+        }
+    }
+}
+
+impl std::error::Error for QueryError {}
+
+/// Parses what the user typed into a [`SearchQuery`]; see [`SearchQuery::parse`].
+pub fn parse(input: &str) -> Result<SearchQuery, QueryError> {
+    SearchQuery::parse(input)
+}
+
+impl FromStr for SearchQuery {
+    type Err = QueryError;
+
+    fn from_str(input: &str) -> Result<Self, Self::Err> {
+        Self::parse(input)
+    }
+}
+
+impl SearchQuery {
+    /// Parses what the user typed. Never fails on odd input: anything that is not a word,
+    /// a quote, a leading `-` or a standalone `or` is only a separator between tokens.
+    /// Fails only when no group has a term to look for.
+    pub fn parse(input: &str) -> Result<Self, QueryError> {
+        let mut groups = Vec::new();
+        let mut group = Group::default();
+        let mut terms = 0;
+        let mut rest = input;
+        while terms < MAX_TERMS {
+            rest = rest.trim_start();
+            if rest.is_empty() {
+                break;
+            }
+            let (excluded, after_sign) = match rest.strip_prefix('-') {
+                Some(after) => (true, after),
+                None => (false, rest),
+            };
+            let text = if let Some(inside) = after_sign.strip_prefix(QUOTES) {
+                let (phrase, tail) = match inside.find(QUOTES) {
+                    Some(close) => split_after_char(inside, close),
+                    None => (inside, ""),
+                };
+                rest = tail;
+                phrase
+            } else {
+                let end = after_sign
+                    .find(char::is_whitespace)
+                    .unwrap_or(after_sign.len());
+                let (word, tail) = after_sign.split_at(end);
+                rest = tail;
+                if !excluded && word.eq_ignore_ascii_case("or") {
+                    groups.extend(finished(std::mem::take(&mut group)));
+                    continue;
+                }
+                word
+            };
+            let Some(term) = Term::from_text(text) else {
+                continue;
+            };
+            terms += 1;
+            if excluded {
+                group.exclude.push(term);
+            } else {
+                group.include.push(term);
+            }
+        }
+        groups.extend(finished(group));
+        if groups.is_empty() {
+            Err(QueryError::Empty)
+        } else {
+            Ok(Self { groups })
+        }
+    }
+
+    /// Renders the query as an FTS5 `MATCH` expression over the columns `title`, `body`
+    /// and `cjk`. Every token is a quoted string literal; groups are `(a AND b NOT c)`
+    /// joined by ` OR ` (FTS5's NOT is binary and binds tighter than AND, which gives
+    /// the same rows as `(a AND b) NOT c`).
+    pub fn to_fts5(&self) -> String {
+        let groups: Vec<String> = self
+            .groups
+            .iter()
+            .map(|group| {
+                let include: Vec<String> = group.include.iter().map(term_fts5).collect();
+                let mut rendered = format!("({}", include.join(" AND "));
+                for term in &group.exclude {
+                    rendered.push_str(" NOT ");
+                    rendered.push_str(&term_fts5(term));
+                }
+                rendered.push(')');
+                rendered
+            })
+            .collect();
+        groups.join(" OR ")
+    }
+
+    /// Renders the query in PostgreSQL `websearch_to_tsquery` syntax: words, `"phrases"`,
+    /// `-` for exclusion and `or` between groups.
+    pub fn to_websearch(&self) -> String {
+        let groups: Vec<String> = self
+            .groups
+            .iter()
+            .map(|group| {
+                let include = group.include.iter().map(|term| term_websearch(term, ""));
+                let exclude = group.exclude.iter().map(|term| term_websearch(term, "-"));
+                include.chain(exclude).collect::<Vec<_>>().join(" ")
+            })
+            .collect();
+        groups.join(" or ")
+    }
+
+    /// Every included term of every group, once each, in order of appearance: what a
+    /// result snippet should highlight.
+    pub fn highlight_terms(&self) -> Vec<Term> {
+        let mut terms: Vec<Term> = Vec::new();
+        for term in self.groups.iter().flat_map(|group| &group.include) {
+            if !terms.contains(term) {
+                terms.push(term.clone());
+            }
+        }
+        terms
+    }
+}
+
+impl Term {
+    /// The term for one word or phrase as typed: cut to [`MAX_TERM_CHARS`], split into
+    /// lowercased tokens. `None` when it holds no letter or digit.
+    fn from_text(text: &str) -> Option<Self> {
+        let text = match text.char_indices().nth(MAX_TERM_CHARS) {
+            Some((cut, _)) => &text[..cut],
+            None => text,
+        };
+        let mut tokens = tokenize(text);
+        match tokens.len() {
+            0 => None,
+            1 => tokens.pop().map(Term::Word),
+            _ => Some(Term::Phrase(tokens)),
+        }
+    }
+
+    /// The term's tokens, in order.
+    pub fn tokens(&self) -> &[String] {
+        match self {
+            Term::Word(word) => std::slice::from_ref(word),
+            Term::Phrase(tokens) => tokens,
+        }
+    }
+}
+
+/// Whether `c` belongs inside a token. Combining marks stay with their letter, so a word
+/// typed in decomposed form ("cafe\u{301}") is still one token, as for `unicode61`.
+pub fn is_token_char(c: char) -> bool {
+    c.is_alphanumeric() || is_combining_mark(c)
+}
+
+/// Splits text into lowercased tokens: maximal runs of [`is_token_char`] that hold at
+/// least one letter or digit.
+fn tokenize(text: &str) -> Vec<String> {
+    text.split(|c: char| !is_token_char(c))
+        .filter(|token| token.chars().any(char::is_alphanumeric))
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Splits `text` around the char starting at byte `at`, leaving that char out.
+fn split_after_char(text: &str, at: usize) -> (&str, &str) {
+    let (before, from) = text.split_at(at);
+    let mut chars = from.chars();
+    chars.next();
+    (before, chars.as_str())
+}
+
+/// The group, if it has something to look for.
+fn finished(group: Group) -> Option<Group> {
+    (!group.include.is_empty()).then_some(group)
+}
+
+fn has_cjk(token: &str) -> bool {
+    token.chars().any(cjk::is_cjk)
+}
+
+/// An FTS5 string literal: the token in double quotes, inner quotes doubled.
+fn literal(token: &str) -> String {
+    format!("\"{}\"", token.replace('"', "\"\""))
+}
+
+/// `column: "a" + "b"`: the tokens as one FTS5 phrase restricted to `column`.
+fn phrase_fts5(column: &str, tokens: &[&str]) -> String {
+    let literals: Vec<String> = tokens.iter().map(|token| literal(token)).collect();
+    format!("{column}: {}", literals.join(" + "))
+}
+
+/// The parts joined by AND, in parentheses when there is more than one.
+fn all_of(parts: Vec<String>) -> String {
+    if parts.len() == 1 {
+        parts.concat()
+    } else {
+        format!("({})", parts.join(" AND "))
+    }
+}
+
+fn term_fts5(term: &Term) -> String {
+    let tokens: Vec<&str> = term.tokens().iter().map(String::as_str).collect();
+    if !tokens.iter().any(|token| has_cjk(token)) {
+        return phrase_fts5(TEXT_COLUMNS, &tokens);
+    }
+    // A phrase mixing CJK and other tokens: runs of non-CJK tokens stay phrases, each CJK
+    // token is matched on its own, and all must hold.
+    let mut parts = Vec::new();
+    let mut latin: Vec<&str> = Vec::new();
+    for token in tokens {
+        if has_cjk(token) {
+            if !latin.is_empty() {
+                parts.push(phrase_fts5(TEXT_COLUMNS, &latin));
+                latin.clear();
+            }
+            parts.push(cjk_token_fts5(token));
+        } else {
+            latin.push(token);
+        }
+    }
+    if !latin.is_empty() {
+        parts.push(phrase_fts5(TEXT_COLUMNS, &latin));
+    }
+    all_of(parts)
+}
+
+/// One token holding CJK letters. Each CJK run is the phrase of its bigrams on the `cjk`
+/// column (a lone letter is a prefix query, which finds it at the start of any bigram).
+/// A mixed token ("東京tower") also needs its other parts in title or body; since
+/// `unicode61` keeps such a token whole where it is written whole, the token itself is
+/// an alternative.
+fn cjk_token_fts5(token: &str) -> String {
+    let mut parts = Vec::new();
+    let mut mixed = false;
+    for segment in cjk::segments(token) {
+        match segment {
+            Segment::Cjk(run) => {
+                if run.chars().nth(1).is_none() {
+                    parts.push(format!("{CJK_COLUMN}: {}*", literal(run)));
+                } else {
+                    let grams = cjk::query_bigrams(run);
+                    let grams: Vec<&str> = grams.iter().map(String::as_str).collect();
+                    parts.push(phrase_fts5(CJK_COLUMN, &grams));
+                }
+            }
+            Segment::Other(other) => {
+                if other.chars().any(char::is_alphanumeric) {
+                    parts.push(phrase_fts5(TEXT_COLUMNS, &[other]));
+                    mixed = true;
+                }
+            }
+        }
+    }
+    if mixed {
+        format!(
+            "({} OR {})",
+            phrase_fts5(TEXT_COLUMNS, &[token]),
+            all_of(parts)
+        )
+    } else {
+        all_of(parts)
+    }
+}
+
+fn term_websearch(term: &Term, sign: &str) -> String {
+    match term {
+        // A bare `or` would be read as the operator.
+        Term::Word(word) if word == "or" => format!("{sign}\"or\""),
+        Term::Word(word) => format!("{sign}{word}"),
+        Term::Phrase(tokens) => format!("{sign}\"{}\"", tokens.join(" ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(input: &str) -> SearchQuery {
+        match SearchQuery::parse(input) {
+            Ok(query) => query,
+            Err(error) => panic!("{input:?} should parse: {error}"),
+        }
+    }
+
+    fn fts5(input: &str) -> String {
+        parse(input).to_fts5()
+    }
+
+    fn word(w: &str) -> Term {
+        Term::Word(w.to_owned())
+    }
+
+    fn phrase(tokens: &[&str]) -> Term {
+        Term::Phrase(tokens.iter().map(|t| (*t).to_owned()).collect())
+    }
+
+    fn group(include: Vec<Term>, exclude: Vec<Term>) -> Group {
+        Group { include, exclude }
+    }
+
+    /// No FTS5 syntax outside string literals but the operators and column filters this
+    /// module writes itself.
+    fn assert_only_our_syntax(rendered: &str) {
+        let mut outside = String::new();
+        let mut in_literal = false;
+        let mut chars = rendered.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c == '"' {
+                if in_literal && chars.peek() == Some(&'"') {
+                    chars.next();
+                    continue;
+                }
+                in_literal = !in_literal;
+                outside.push(' ');
+            } else if !in_literal {
+                outside.push(c);
+            }
+        }
+        assert!(!in_literal, "unterminated literal in {rendered}");
+        let allowed = [
+            "(", ")", "{title", "body}:", "cjk:", "AND", "OR", "NOT", "+", "*",
+        ];
+        for piece in outside.split_whitespace() {
+            let piece = piece.trim_matches(|c| c == '(' || c == ')');
+            assert!(
+                piece.is_empty() || allowed.contains(&piece),
+                "unexpected syntax {piece:?} in {rendered}"
+            );
+        }
+        let open = outside.matches('(').count();
+        assert_eq!(
+            open,
+            outside.matches(')').count(),
+            "unbalanced in {rendered}"
+        );
+    }
+
+    #[test]
+    fn words_are_all_required() {
+        assert_eq!(
+            parse("alpha Beta").groups,
+            [group(vec![word("alpha"), word("beta")], vec![])]
+        );
+    }
+
+    #[test]
+    fn a_quoted_phrase_is_one_term() {
+        assert_eq!(
+            parse("\"Hello World\" x").groups,
+            [group(vec![phrase(&["hello", "world"]), word("x")], vec![])]
+        );
+    }
+
+    #[test]
+    fn curly_quotes_make_a_phrase_too() {
+        assert_eq!(
+            parse("“hello world”").groups,
+            [group(vec![phrase(&["hello", "world"])], vec![])]
+        );
+    }
+
+    #[test]
+    fn a_quoted_single_word_is_a_word() {
+        assert_eq!(
+            parse("\"hello\"").groups,
+            [group(vec![word("hello")], vec![])]
+        );
+    }
+
+    #[test]
+    fn an_unclosed_quote_takes_the_rest_of_the_input() {
+        assert_eq!(
+            parse("a \"b c -d or e").groups,
+            [group(
+                vec![word("a"), phrase(&["b", "c", "d", "or", "e"])],
+                vec![]
+            )]
+        );
+    }
+
+    #[test]
+    fn a_leading_minus_excludes_a_word_or_phrase() {
+        assert_eq!(
+            parse("a -b -\"c d\"").groups,
+            [group(vec![word("a")], vec![word("b"), phrase(&["c", "d"])])]
+        );
+    }
+
+    #[test]
+    fn or_separates_groups() {
+        assert_eq!(
+            parse("a b or c -d").groups,
+            [
+                group(vec![word("a"), word("b")], vec![]),
+                group(vec![word("c")], vec![word("d")]),
+            ]
+        );
+    }
+
+    #[test]
+    fn or_is_a_keyword_in_any_case() {
+        assert_eq!(parse("a OR b").groups.len(), 2);
+        assert_eq!(parse("a Or b").groups.len(), 2);
+    }
+
+    #[test]
+    fn quoted_or_excluded_or_is_a_word() {
+        assert_eq!(
+            parse("a \"or\" -or").groups,
+            [group(vec![word("a"), word("or")], vec![word("or")])]
+        );
+    }
+
+    #[test]
+    fn or_inside_a_word_is_not_a_keyword() {
+        assert_eq!(
+            parse("orange or-else").groups,
+            [group(vec![word("orange"), phrase(&["or", "else"])], vec![])]
+        );
+    }
+
+    #[test]
+    fn or_at_the_edges_or_repeated_leaves_no_empty_group() {
+        assert_eq!(
+            parse("or a or or b or").groups,
+            [
+                group(vec![word("a")], vec![]),
+                group(vec![word("b")], vec![]),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_group_with_only_exclusions_is_dropped() {
+        assert_eq!(parse("-a or b").groups, [group(vec![word("b")], vec![])]);
+    }
+
+    #[test]
+    fn nothing_to_search_for_is_an_error() {
+        for input in [
+            "",
+            "   ",
+            "-a",
+            "-a -\"b c\"",
+            "or",
+            "* : ( ) ^ + -",
+            "\"\"",
+            "\"",
+        ] {
+            assert_eq!(
+                SearchQuery::parse(input),
+                Err(QueryError::Empty),
+                "{input:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_error_tells_the_user_what_to_do() {
+        assert_eq!(
+            QueryError::Empty.to_string(),
+            "type at least one word to search for"
+        );
+    }
+
+    #[test]
+    fn punctuation_inside_a_word_splits_it_into_a_phrase() {
+        assert_eq!(
+            parse("e-mail it's").groups,
+            [group(
+                vec![phrase(&["e", "mail"]), phrase(&["it", "s"])],
+                vec![]
+            )]
+        );
+    }
+
+    #[test]
+    fn a_quote_inside_a_word_is_plain_text() {
+        assert_eq!(
+            parse("say\"hi there\"").groups,
+            [group(vec![phrase(&["say", "hi"]), word("there")], vec![])]
+        );
+    }
+
+    #[test]
+    fn fts5_operators_are_just_words() {
+        assert_eq!(
+            parse("NEAR(a b) AND x NOT y*").groups,
+            [group(
+                vec![
+                    phrase(&["near", "a"]),
+                    word("b"),
+                    word("and"),
+                    word("x"),
+                    word("not"),
+                    word("y"),
+                ],
+                vec![]
+            )]
+        );
+    }
+
+    #[test]
+    fn tokens_are_lowercased_but_keep_their_accents() {
+        assert_eq!(parse("CAFÉ").groups, [group(vec![word("café")], vec![])]);
+    }
+
+    #[test]
+    fn a_decomposed_accent_stays_in_its_word() {
+        assert_eq!(
+            parse("cafe\u{301}s").groups,
+            [group(vec![word("cafe\u{301}s")], vec![])]
+        );
+    }
+
+    #[test]
+    fn a_cjk_word_stays_one_term() {
+        assert_eq!(
+            parse("東京都庁").groups,
+            [group(vec![word("東京都庁")], vec![])]
+        );
+    }
+
+    #[test]
+    fn only_the_first_32_terms_are_kept() {
+        let input: Vec<String> = (0..40).map(|i| format!("w{i}")).collect();
+        let query = parse(&input.join(" "));
+        assert_eq!(query.groups[0].include.len(), MAX_TERMS);
+        assert_eq!(query.groups[0].include[31], word("w31"));
+    }
+
+    #[test]
+    fn excluded_terms_count_toward_the_limit() {
+        let input: Vec<String> = (0..40).map(|i| format!("-x{i}")).collect();
+        let query = parse(&format!("a {} b", input.join(" ")));
+        assert_eq!(query.groups[0].include, [word("a")]);
+        assert_eq!(query.groups[0].exclude.len(), MAX_TERMS - 1);
+    }
+
+    #[test]
+    fn a_long_term_is_cut_to_200_characters() {
+        let long = "a".repeat(1000);
+        let query = parse(&format!("{long} b"));
+        assert_eq!(
+            query.groups[0].include,
+            [word(&"a".repeat(MAX_TERM_CHARS)), word("b")]
+        );
+    }
+
+    #[test]
+    fn a_long_phrase_is_cut_to_200_characters() {
+        let long = "ab ".repeat(100);
+        let query = parse(&format!("\"{long}\""));
+        let Term::Phrase(tokens) = &query.groups[0].include[0] else {
+            panic!("expected a phrase");
+        };
+        assert_eq!(tokens.len(), 67);
+    }
+
+    #[test]
+    fn a_10_kb_query_parses_quickly() {
+        let inputs = [
+            "word ".repeat(2048),
+            "x".repeat(10_240),
+            "\"".repeat(10_240),
+            "- ".repeat(5120),
+            "or ".repeat(3413),
+            "東京".repeat(1706),
+            "(*:^+".repeat(2048),
+            format!("\"{}", "a b ".repeat(2560)),
+        ];
+        for input in &inputs {
+            let started = std::time::Instant::now();
+            if let Ok(query) = SearchQuery::parse(input) {
+                assert_only_our_syntax(&query.to_fts5());
+                let _ = query.to_websearch();
+            }
+            assert!(started.elapsed() < std::time::Duration::from_millis(100));
+        }
+    }
+
+    #[test]
+    fn a_word_renders_on_title_and_body() {
+        assert_eq!(fts5("hello"), r#"({title body}: "hello")"#);
+    }
+
+    #[test]
+    fn words_render_as_and() {
+        assert_eq!(
+            fts5("hello world"),
+            r#"({title body}: "hello" AND {title body}: "world")"#
+        );
+    }
+
+    #[test]
+    fn a_phrase_renders_with_plus() {
+        assert_eq!(
+            fts5("\"hello big world\""),
+            r#"({title body}: "hello" + "big" + "world")"#
+        );
+        assert_eq!(fts5("e-mail"), r#"({title body}: "e" + "mail")"#);
+    }
+
+    #[test]
+    fn exclusions_render_as_not() {
+        assert_eq!(
+            fts5("a b -c -\"d e\""),
+            r#"({title body}: "a" AND {title body}: "b" NOT {title body}: "c" NOT {title body}: "d" + "e")"#
+        );
+    }
+
+    #[test]
+    fn groups_render_joined_by_or() {
+        assert_eq!(
+            fts5("a b or c -d"),
+            r#"({title body}: "a" AND {title body}: "b") OR ({title body}: "c" NOT {title body}: "d")"#
+        );
+    }
+
+    #[test]
+    fn a_cjk_word_renders_as_its_bigram_phrase_on_the_cjk_column() {
+        assert_eq!(fts5("東京都"), r#"(cjk: "東京" + "京都")"#);
+        assert_eq!(fts5("東京"), r#"(cjk: "東京")"#);
+    }
+
+    #[test]
+    fn a_single_cjk_letter_renders_as_a_prefix() {
+        assert_eq!(fts5("東"), r#"(cjk: "東"*)"#);
+    }
+
+    #[test]
+    fn a_mixed_word_needs_both_parts_or_the_whole_token() {
+        assert_eq!(
+            fts5("東京tower"),
+            r#"(({title body}: "東京tower" OR (cjk: "東京" AND {title body}: "tower")))"#
+        );
+    }
+
+    #[test]
+    fn a_phrase_with_cjk_requires_each_cjk_token_and_the_latin_runs() {
+        assert_eq!(
+            fts5("\"new york 東京 tokyo\""),
+            r#"(({title body}: "new" + "york" AND cjk: "東京" AND {title body}: "tokyo"))"#
+        );
+    }
+
+    #[test]
+    fn an_excluded_cjk_word_renders_after_not() {
+        assert_eq!(
+            fts5("メモ -東京都"),
+            r#"(cjk: "メモ" NOT cjk: "東京" + "京都")"#
+        );
+    }
+
+    #[test]
+    fn hostile_input_renders_only_quoted_tokens() {
+        let inputs = [
+            "\"",
+            "a\"b",
+            "a \"\" b",
+            "*",
+            "a*",
+            "NEAR(a b)",
+            "NEAR/3",
+            "-",
+            "- -",
+            "--a b",
+            "a:b",
+            "title:secret",
+            "{title}: x",
+            "(a OR b",
+            "a) OR (b",
+            "^start",
+            "a + b",
+            "AND OR NOT",
+            "\u{0}x\u{1b}",
+            "x \u{301} y",
+            "東\u{3099}京",
+        ];
+        for input in inputs {
+            if let Ok(query) = SearchQuery::parse(input) {
+                assert_only_our_syntax(&query.to_fts5());
+            }
+        }
+    }
+
+    #[test]
+    fn column_filters_typed_by_the_user_are_words() {
+        assert_eq!(
+            fts5("title:secret"),
+            r#"({title body}: "title" + "secret")"#
+        );
+    }
+
+    #[test]
+    fn a_quote_in_a_token_would_be_doubled() {
+        assert_eq!(literal("a\"b"), r#""a""b""#);
+    }
+
+    #[test]
+    fn random_input_never_panics_and_never_leaks_syntax() {
+        let alphabet: Vec<char> = "ab -\"“”*:()^+{}NEARornot東京あ한é\u{301}\t\n,.'"
+            .chars()
+            .collect();
+        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..2000 {
+            let mut input = String::new();
+            for _ in 0..(state % 40) {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let index = (state % alphabet.len() as u64) as usize;
+                input.push(alphabet[index]);
+            }
+            state = state.wrapping_add(1);
+            match SearchQuery::parse(&input) {
+                Ok(query) => {
+                    assert!(query.groups.iter().all(|g| !g.include.is_empty()));
+                    assert_only_our_syntax(&query.to_fts5());
+                }
+                Err(QueryError::Empty) => {}
+            }
+        }
+    }
+
+    #[test]
+    fn websearch_renders_words_phrases_exclusions_and_or() {
+        assert_eq!(
+            parse("a \"b c\" -d -\"e f\" or g").to_websearch(),
+            r#"a "b c" -d -"e f" or g"#
+        );
+    }
+
+    #[test]
+    fn websearch_quotes_a_word_that_is_or() {
+        assert_eq!(parse("\"or\" -or x").to_websearch(), r#""or" x -"or""#);
+    }
+
+    #[test]
+    fn websearch_drops_user_punctuation() {
+        assert_eq!(
+            parse("e-mail NEAR(x)").to_websearch(),
+            r#""e mail" "near x""#
+        );
+    }
+
+    #[test]
+    fn highlight_terms_are_the_included_terms_once_each() {
+        assert_eq!(
+            parse("a \"b c\" -d or a e").highlight_terms(),
+            [word("a"), phrase(&["b", "c"]), word("e")]
+        );
+    }
+
+    #[test]
+    fn from_str_and_the_free_parse_agree_with_search_query_parse() {
+        assert_eq!(
+            "a or b".parse::<SearchQuery>(),
+            SearchQuery::parse("a or b")
+        );
+        assert_eq!(super::parse("a or b"), SearchQuery::parse("a or b"));
+    }
+}

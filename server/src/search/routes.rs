@@ -1,0 +1,42 @@
+//! `GET /api/search?q=&limit=&cursor=`: best match first, notes in the trash left out.
+//! Any input is answered with 200 (possibly no results), or 422 when there is no word to
+//! look for — never a 500.
+
+use axum::Router;
+use axum::extract::{Query, State};
+use axum::http::Uri;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde::Deserialize;
+
+use crate::error::ApiError;
+use crate::idempotency::SHARED_SCOPE;
+use crate::notes::routes::{allow, parse_limit};
+use crate::state::AppState;
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/api/search", allow(get(search), "GET"))
+}
+
+#[derive(Deserialize)]
+struct SearchParams {
+    q: Option<String>,
+    limit: Option<String>,
+    cursor: Option<String>,
+}
+
+async fn search(State(state): State<AppState>, uri: Uri) -> Result<Response, ApiError> {
+    let params = Query::<SearchParams>::try_from_uri(&uri)
+        .map_err(|e| ApiError::InvalidQuery(e.body_text()))?
+        .0;
+    let limit = parse_limit(params.limit.as_deref())?;
+    let page = super::find(
+        &state.store,
+        SHARED_SCOPE,
+        params.q.as_deref().unwrap_or(""),
+        limit,
+        params.cursor.as_deref(),
+    )
+    .await?;
+    Ok(axum::Json(page).into_response())
+}
