@@ -1,4 +1,7 @@
+import { randomUUID } from "node:crypto";
 import { test as base, expect, type APIRequestContext, type Page, type Request } from "@playwright/test";
+
+const crypto = { randomUUID };
 
 /** A note as the API returns it. */
 export interface Note {
@@ -7,6 +10,45 @@ export interface Note {
   body: string;
   written_at: string;
   created_at: string;
+  updated_at: string;
+  version: number;
+  trashed_at: string | null;
+  conflict_of: string | null;
+}
+
+/** Creates a note through the API (as another device would) and returns it. */
+export async function createNote(request: APIRequestContext, title: string, body = "created by a test", base = ""): Promise<Note> {
+  const response = await request.post(`${base}/api/notes`, {
+    headers: { "idempotency-key": crypto.randomUUID() },
+    data: { title, body, written_at: new Date().toISOString() },
+  });
+  expect(response.status()).toBe(201);
+  return (await response.json()) as Note;
+}
+
+/** Edits a note through the API from `base` (as another device would). */
+export async function editNote(request: APIRequestContext, note: Note, body: string, baseVersion = note.version): Promise<unknown> {
+  const response = await request.patch(`/api/notes/${note.id}`, {
+    headers: { "idempotency-key": crypto.randomUUID() },
+    data: { title: note.title, body, base_version: baseVersion, written_at: new Date().toISOString() },
+  });
+  expect(response.status()).toBe(200);
+  return response.json();
+}
+
+/** A note as the server has it now (`null` when it is gone). */
+export async function noteOnServer(request: APIRequestContext, id: string, base = ""): Promise<Note | null> {
+  const response = await request.get(`${base}/api/notes/${id}`);
+  if (response.status() === 404) return null;
+  expect(response.status()).toBe(200);
+  return (await response.json()) as Note;
+}
+
+/** A note's revisions as the server has them. */
+export async function revisionsOf(request: APIRequestContext, id: string): Promise<Array<{ version: number; kind: string; body: string; title: string }>> {
+  const response = await request.get(`/api/notes/${id}/revisions`);
+  expect(response.status()).toBe(200);
+  return (await response.json()).revisions;
 }
 
 /** The page object: the compose form, the two lists, and what the browser stored. */
@@ -119,18 +161,24 @@ export async function freeLocalStorage(page: Page) {
   });
 }
 
-/** Every POST /api/notes the page makes, with its key and when it left. */
+/** Every write the page makes (`POST /api/notes` by default; `all` for every method and
+ * note route), with its key and when it left. */
 export class SaveRequests {
-  readonly sent: Array<{ key: string; at: number; body: string; done?: number }> = [];
+  readonly sent: Array<{ key: string; at: number; body: string; method: string; path: string; done?: number }> = [];
 
-  constructor(page: Page) {
+  constructor(page: Page, all = false) {
     const pending = new Map<Request, (typeof this.sent)[number]>();
     page.on("request", (request: Request) => {
-      if (request.method() === "POST" && new URL(request.url()).pathname === "/api/notes") {
+      const path = new URL(request.url()).pathname;
+      const isCreate = request.method() === "POST" && path === "/api/notes";
+      const isWrite = request.method() !== "GET" && path.startsWith("/api/notes");
+      if (all ? isWrite : isCreate) {
         const entry = {
           key: request.headers()["idempotency-key"] ?? "",
           at: Date.now(),
           body: request.postData() ?? "",
+          method: request.method(),
+          path,
         };
         this.sent.push(entry);
         pending.set(request, entry);

@@ -220,7 +220,7 @@ test.describe("two tabs", () => {
       const violations: string[] = [];
       (window as unknown as { lockViolations: string[] }).lockViolations = violations;
       const request = navigator.locks.request.bind(navigator.locks);
-      navigator.locks.request = ((name: string, options: LockOptions, callback: LockGrantedCallback) =>
+      navigator.locks.request = ((name: string, options: LockOptions, callback: LockGrantedCallback<unknown>) =>
         request(name, options, async (lock) => {
           if (lock) held.add(name);
           try {

@@ -27,7 +27,7 @@ pub fn start(page: PageState) {
     service_worker::register();
     notes_cache::migrate_legacy();
     queue.entries.set(stored_entries());
-    queue.learn_notes(notes_cache::load());
+    queue.cached.set(notes_cache::load());
     restore_draft(page);
     keep_draft(page.editor);
     keep_draft(page.note_editor);
@@ -54,11 +54,11 @@ pub fn start(page: PageState) {
             .and_then(|e| e.key());
         match key.as_deref() {
             Some(k) if intent_store::is_intent_entry(k) => reload_entries(page),
-            Some(k) if k == notes_cache::storage_key() => queue.learn_notes(notes_cache::load()),
+            Some(k) if k == notes_cache::storage_key() => queue.cached.set(notes_cache::load()),
             // `localStorage.clear()` in another tab (key null): read everything again.
             None => {
                 reload_entries(page);
-                queue.learn_notes(notes_cache::load());
+                queue.cached.set(notes_cache::load());
             }
             _ => {}
         }
@@ -167,7 +167,16 @@ fn keep_draft(editor: Editor) {
 /// tabs learn of notes saved here.
 fn keep_notes_cache(page: PageState) {
     Effect::new(move |_| {
+        // What this tab knows whole, and what the cache had that this tab does not.
         let mut notes = page.queue.saved.get();
+        page.queue.cached.with(|cached| {
+            for note in cached {
+                if !notes.iter().any(|n| n.id == note.id) {
+                    notes.push(note.clone());
+                }
+            }
+        });
+        notes.retain(|n| n.trashed_at.is_none() && !page.queue.is_gone(&n.id));
         notes.sort_by(|a, b| {
             b.created_at
                 .cmp(&a.created_at)

@@ -15,7 +15,7 @@ pub fn Masthead() -> impl IntoView {
                 <a href="/" rel="external">"Notes"</a>
                 <a href="/trash" rel="external">"Trash"</a>
             </nav>
-            <form class="search-box" method="get" action="/search" role="search">
+            <form class="search-box" method="get" action="/search" role="search" aria-label="Search from any page">
                 <label for="search-q" class="visually-hidden">"Search notes"</label>
                 <input id="search-q" name="q" type="search" placeholder="Search notes" autocomplete="off" />
                 <button type="submit">"Search"</button>

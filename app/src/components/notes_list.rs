@@ -42,9 +42,21 @@ fn NotesList(loaded: Vec<Note>, first_page: bool, next: Option<String>) -> impl 
     Effect::new(move |_| queue.learn_notes(rendered.clone()));
     let newest_loaded = loaded.first().map(|n| n.created_at.clone());
     let all = Memo::new(move |_| {
+        // The newest version this page knows of each note, whole or from the cache.
+        let known = |id: &str| {
+            let whole = queue.latest(id);
+            let cached = queue
+                .cached
+                .with(|c| c.iter().find(|n| n.id == id).cloned());
+            match (whole, cached) {
+                (Some(w), Some(c)) if c.version > w.version => Some(c),
+                (Some(w), _) => Some(w),
+                (None, c) => c,
+            }
+        };
         let mut notes: Vec<Note> = loaded
             .iter()
-            .map(|note| match queue.latest(&note.id) {
+            .map(|note| match known(&note.id) {
                 Some(newer) if newer.version > note.version => newer,
                 _ => note.clone(),
             })
@@ -52,13 +64,15 @@ fn NotesList(loaded: Vec<Note>, first_page: bool, next: Option<String>) -> impl 
         if first_page {
             // Notes created since the server rendered this page (here or in another tab).
             let since = newest_loaded.clone().unwrap_or_default();
-            queue.saved.with(|saved| {
-                for note in saved {
+            let newer = |all: &Vec<Note>, notes: &mut Vec<Note>| {
+                for note in all {
                     if note.created_at > since && !notes.iter().any(|n| n.id == note.id) {
                         notes.push(note.clone());
                     }
                 }
-            });
+            };
+            queue.saved.with(|saved| newer(saved, &mut notes));
+            queue.cached.with(|cached| newer(cached, &mut notes));
         }
         notes.retain(|n| n.trashed_at.is_none() && !queue.is_gone(&n.id));
         notes.sort_by(|a, b| {

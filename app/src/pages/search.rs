@@ -28,7 +28,7 @@ pub fn SearchPage() -> impl IntoView {
         <StatusLine />
         <section class="search" aria-labelledby="search-heading">
             <h2 id="search-heading">"Search"</h2>
-            <form method="get" action="/search" class="search-form" role="search">
+            <form method="get" action="/search" class="search-form" role="search" aria-label="Search again">
                 <label for="search-page-q">"Search for"</label>
                 <input id="search-page-q" name="q" type="search" value=q autocomplete="off" />
                 <button type="submit">"Search"</button>

@@ -60,8 +60,11 @@ pub enum NoticeAction {
 pub struct SaveQueue {
     /// Unsaved entries, oldest first.
     pub entries: RwSignal<Vec<QueueEntry>>,
-    /// Notes as the latest answers (this visit, other tabs, earlier visits) left them.
+    /// Whole notes as this page's data and the latest answers to this tab left them.
     pub saved: RwSignal<Vec<Note>>,
+    /// Notes from the notes cache (other tabs, earlier visits): bodies cut to what a list
+    /// shows, so they serve lists only, never a note's own page.
+    pub cached: RwSignal<Vec<Note>>,
     /// Notes deleted for good during this visit.
     pub gone: RwSignal<Vec<String>>,
     /// Messages about finished writes.
@@ -83,6 +86,7 @@ impl SaveQueue {
         Self {
             entries: RwSignal::new(Vec::new()),
             saved: RwSignal::new(Vec::new()),
+            cached: RwSignal::new(Vec::new()),
             gone: RwSignal::new(Vec::new()),
             notices: RwSignal::new(Vec::new()),
             now_ms: RwSignal::new(0.0),

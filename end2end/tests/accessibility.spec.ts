@@ -1,0 +1,47 @@
+import AxeBuilder from "@axe-core/playwright";
+import { randomUUID } from "node:crypto";
+import { test, expect, createNote, editNote, NotesPage } from "./fixtures";
+import type { Page } from "@playwright/test";
+
+// axe-core on every page, in the state a person sees it: zero violations.
+
+async function violations(page: Page) {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`);
+}
+
+async function open(page: Page, path: string) {
+  await page.goto(path);
+  await new NotesPage(page).hydrated();
+}
+
+test("every page has no accessibility violations", async ({ page, request, unique }) => {
+  const note = await createNote(request, unique("Accessible"), "a body\nwith two lines");
+  await editNote(request, note, "a body\nwith two lines, edited");
+  const trashed = await createNote(request, unique("Accessible in the trash"));
+  await request.delete(`/api/notes/${trashed.id}`, { headers: { "idempotency-key": randomUUID() } });
+
+  const pages: Array<[string, () => Promise<void>]> = [
+    ["home", () => open(page, "/")],
+    ["note", () => open(page, `/notes/${note.id}`)],
+    [
+      "edit",
+      async () => {
+        await open(page, `/notes/${note.id}`);
+        await page.getByRole("button", { name: "Edit" }).click();
+        await expect(page.locator("#edit-body")).toBeVisible();
+      },
+    ],
+    ["history", () => open(page, `/notes/${note.id}/history`)],
+    ["search", () => open(page, `/search?q=${encodeURIComponent("accessible")}`)],
+    ["trash", () => open(page, "/trash")],
+    ["a note in the trash", () => open(page, `/notes/${trashed.id}`)],
+    ["no such note", () => open(page, `/notes/${randomUUID()}`)],
+  ];
+  const found: string[] = [];
+  for (const [name, visit] of pages) {
+    await visit();
+    for (const violation of await violations(page)) found.push(`${name} — ${violation}`);
+  }
+  expect(found).toEqual([]);
+});

@@ -1,0 +1,283 @@
+import { randomUUID } from "node:crypto";
+import {
+  test,
+  expect,
+  createNote,
+  editNote,
+  noteOnServer,
+  notesTitled,
+  revisionsOf,
+  NotesPage,
+  SaveRequests,
+  type Note,
+} from "./fixtures";
+import type { Page } from "@playwright/test";
+import { OwnServer } from "./server";
+
+/** The note page: the note, its actions, its edit form. */
+class NoteView {
+  constructor(readonly page: Page) {}
+
+  async goto(id: string, base = "") {
+    await this.page.goto(`${base}/notes/${id}`);
+    await new NotesPage(this.page).hydrated();
+  }
+  get heading() {
+    return this.page.locator("#note-title");
+  }
+  get body() {
+    return this.page.getByTestId("note-body");
+  }
+  get pending() {
+    return this.page.getByTestId("pending-for-note").locator("li");
+  }
+  get notices() {
+    return this.page.getByTestId("notices");
+  }
+  async edit(body: string, title?: string) {
+    await this.page.getByRole("button", { name: "Edit" }).click();
+    if (title !== undefined) await this.page.locator("#edit-title").fill(title);
+    await this.page.locator("#edit-body").fill(body);
+  }
+  get save() {
+    return this.page.locator("form.edit").getByRole("button", { name: "Save" });
+  }
+}
+
+test("a note opens in full, with its line breaks, and reads without JavaScript too", async ({ browser, page, request, unique }) => {
+  const note = await createNote(request, unique("Full note"), "first line\n\nthird line, after a blank one");
+  const view = new NoteView(page);
+  await view.goto(note.id);
+  await expect(view.heading).toHaveText(note.title);
+  expect(await view.body.innerText()).toBe("first line\n\nthird line, after a blank one");
+  await expect(page.locator("time").first()).toHaveAttribute("datetime", note.written_at);
+
+  const noScript = await browser.newContext({ javaScriptEnabled: false });
+  const plain = await noScript.newPage();
+  await plain.goto(`/notes/${note.id}`);
+  await expect(plain.locator("#note-title")).toHaveText(note.title);
+  await noScript.close();
+});
+
+test("editing a note and double-clicking Save stores one revision", async ({ page, request, unique }) => {
+  const note = await createNote(request, unique("Edit twice-clicked"), "before");
+  const writes = new SaveRequests(page, true);
+  await page.route("**/api/notes/*", async (route) => {
+    if (route.request().method() === "PATCH") await new Promise((r) => setTimeout(r, 500));
+    await route.continue();
+  });
+  const view = new NoteView(page);
+  await view.goto(note.id);
+  await view.edit("after");
+  await view.save.dblclick();
+
+  await expect(view.body).toHaveText("after");
+  await expect(view.pending).toHaveCount(0);
+  const revisions = await revisionsOf(request, note.id);
+  expect(revisions.map((r) => r.kind)).toEqual(["create", "edit"]);
+  expect(new Set(writes.keys()).size).toBe(1);
+});
+
+test("an edit whose answer is lost after the commit is stored once", async ({ page, request, unique }) => {
+  const note = await createNote(request, unique("Edit lost answer"), "before");
+  const writes = new SaveRequests(page, true);
+  let lost = false;
+  await page.route("**/api/notes/*", async (route) => {
+    if (route.request().method() !== "PATCH" || lost) return route.continue();
+    lost = true;
+    await route.fetch(); // the server commits the edit...
+    await route.abort("failed"); // ...and the answer never arrives
+  });
+  const view = new NoteView(page);
+  await view.goto(note.id);
+  await view.edit("after the lost answer");
+  await view.save.click();
+
+  await expect(view.body).toHaveText("after the lost answer");
+  expect(writes.sent.length).toBeGreaterThanOrEqual(2);
+  expect(new Set(writes.keys()).size).toBe(1);
+  expect((await revisionsOf(request, note.id)).length).toBe(2);
+});
+
+test("edits and a delete made offline survive a reload and are sent once each, in order", async ({
+  page,
+  context,
+  request,
+  unique,
+}) => {
+  const server = new OwnServer(3251);
+  await server.start();
+  try {
+    const note = await createNote(request, unique("Offline edit"), "one", server.url);
+    const other = await createNote(request, unique("Offline trash"), "two", server.url);
+    const writes = new SaveRequests(page, true);
+    const view = new NoteView(page);
+    await view.goto(note.id, server.url);
+    await new NotesPage(page).offlineReady();
+    // Pages opened once the service worker is in charge are kept for offline reading.
+    await view.goto(other.id, server.url);
+    await view.goto(note.id, server.url);
+
+    await context.setOffline(true);
+    await view.edit("edited offline");
+    await view.save.click();
+    await expect(view.pending.first()).toContainText("offline");
+    await view.goto(other.id, server.url); // from the kept page
+    await page.getByRole("button", { name: "Move to trash" }).click();
+    await expect(view.pending.first()).toContainText("not yet saved");
+    expect(writes.sent).toHaveLength(0);
+
+    await server.stop();
+    await page.reload();
+    await new NotesPage(page).hydrated();
+    await expect(page.getByTestId("status-line")).toContainText("2 not yet saved");
+
+    await server.start();
+    await context.setOffline(false);
+    await expect(page.getByTestId("status-line")).toContainText("every note is saved", { timeout: 30_000 });
+    expect(writes.sent.map((w) => w.method)).toEqual(["PATCH", "DELETE"]);
+    expect((await noteOnServer(request, note.id, server.url))?.body).toBe("edited offline");
+    expect((await noteOnServer(request, other.id, server.url))?.trashed_at).not.toBeNull();
+  } finally {
+    await server.stop();
+  }
+});
+
+test("two tabs editing different lines of a note are merged, and the page says so", async ({ context, request, unique }) => {
+  const note = await createNote(request, unique("Merge"), "one\ntwo\nthree\nfour\nfive");
+  const [a, b] = [new NoteView(await context.newPage()), new NoteView(await context.newPage())];
+  await a.goto(note.id);
+  await b.goto(note.id);
+
+  await a.edit("ONE\ntwo\nthree\nfour\nfive");
+  await a.save.click();
+  await expect(a.body).toHaveText("ONE\ntwo\nthree\nfour\nfive");
+
+  await b.edit("one\ntwo\nthree\nfour\nFIVE");
+  await b.save.click();
+  await expect(b.notices).toContainText("merged with changes made elsewhere");
+  await expect(b.body).toHaveText("ONE\ntwo\nthree\nfour\nFIVE");
+  expect((await noteOnServer(request, note.id))?.body).toBe("ONE\ntwo\nthree\nfour\nFIVE");
+});
+
+test("two tabs editing the same line keep both texts: the second becomes a conflict copy the page links to", async ({
+  context,
+  request,
+  unique,
+}) => {
+  const title = unique("Conflict");
+  const note = await createNote(request, title, "one\ntwo\nthree");
+  const [a, b] = [new NoteView(await context.newPage()), new NoteView(await context.newPage())];
+  await a.goto(note.id);
+  await b.goto(note.id);
+  await a.edit("one\ntwo from A\nthree");
+  await a.save.click();
+  await expect(a.body).toHaveText("one\ntwo from A\nthree");
+
+  await b.edit("one\ntwo from B\nthree");
+  await b.save.click();
+  await expect(b.notices).toContainText("saved as a separate note");
+  await b.notices.getByRole("link", { name: "Open the copy" }).click();
+  await expect(b.body).toHaveText("one\ntwo from B\nthree");
+  await expect(b.heading).toContainText("(conflict copy)");
+  expect((await noteOnServer(request, note.id))?.body).toBe("one\ntwo from A\nthree");
+});
+
+test("a note moved to the trash comes back with Undo", async ({ page, request, unique }) => {
+  const note = await createNote(request, unique("Undo delete"));
+  const view = new NoteView(page);
+  await view.goto(note.id);
+  await page.getByRole("button", { name: "Move to trash" }).click();
+  await view.notices.getByRole("button", { name: "Undo" }).click();
+  await expect(page.getByTestId("status-line")).toContainText("every note is saved");
+  await expect.poll(async () => (await noteOnServer(request, note.id))?.trashed_at ?? null).toBeNull();
+  await expect(page.locator(".trash-banner")).toHaveCount(0);
+});
+
+test("the trash restores a note and deletes another for good", async ({ page, request, unique }) => {
+  const kept = await createNote(request, unique("Restore me"));
+  const gone = await createNote(request, unique("Delete me for good"));
+  for (const note of [kept, gone]) {
+    const response = await request.delete(`/api/notes/${note.id}`, { headers: { "idempotency-key": randomUUID() } });
+    expect(response.status()).toBe(200);
+  }
+  await page.goto("/trash");
+  await new NotesPage(page).hydrated();
+  const trash = page.getByTestId("trash-notes");
+  await trash.locator("li", { hasText: kept.title }).getByRole("button", { name: "Restore" }).click();
+  const doomed = trash.locator("li", { hasText: gone.title });
+  await doomed.getByRole("button", { name: "Delete for good" }).click();
+  await doomed.getByRole("button", { name: "Yes, delete it" }).click();
+
+  await expect(trash.locator("li", { hasText: kept.title })).toHaveCount(0);
+  await expect(trash.locator("li", { hasText: gone.title })).toHaveCount(0);
+  expect((await noteOnServer(request, kept.id))?.trashed_at).toBeNull();
+  expect(await noteOnServer(request, gone.id)).toBeNull();
+  await page.goto("/");
+  await expect(page.getByTestId("saved-notes").locator("li", { hasText: kept.title })).toHaveCount(1);
+});
+
+test("the search box finds a note, marks the words, and opens it", async ({ page, request, unique }) => {
+  const word = unique("zanzibar").replace(/\W/g, "");
+  const note = await createNote(request, "Travel plans", `Book the ferry to ${word} early.`);
+  await new NotesPage(page).goto();
+  await page.getByRole("searchbox", { name: "Search notes" }).fill(word);
+  await page.getByRole("searchbox", { name: "Search notes" }).press("Enter");
+  await page.waitForURL(/\/search\?q=/);
+  const results = page.getByTestId("search-results").locator("li");
+  await expect(results).toHaveCount(1);
+  await expect(results.locator("mark")).toHaveText(word);
+  await results.getByRole("link", { name: "Travel plans" }).click();
+  await page.waitForURL(`**/notes/${note.id}`);
+  await expect(page.locator("#note-title")).toHaveText("Travel plans");
+});
+
+test("the list pages back past the first 50 notes", async ({ page, request, unique }) => {
+  const prefix = unique("Paged");
+  const created: Note[] = [];
+  for (let i = 0; i < 55; i++) created.push(await createNote(request, `${prefix} ${String(i).padStart(2, "0")}`));
+  const notes = new NotesPage(page);
+  await notes.goto();
+  await expect(notes.saved).toHaveCount(50);
+  await expect(notes.savedTitled(`${prefix} 54`)).toHaveCount(1);
+  await expect(notes.savedTitled(`${prefix} 00`)).toHaveCount(0);
+  await page.getByRole("link", { name: "Older notes" }).click();
+  await notes.hydrated();
+  await expect(notes.savedTitled(`${prefix} 00`)).toHaveCount(1);
+  await expect(notes.savedTitled(`${prefix} 54`)).toHaveCount(0);
+});
+
+test("the history lists every write, and an earlier version can be restored as a new edit", async ({ page, request, unique }) => {
+  let note = await createNote(request, unique("History"), "version one");
+  await editNote(request, note, "version two");
+  note = (await noteOnServer(request, note.id))!;
+  await editNote(request, note, "version three");
+  await page.goto(`/notes/${note.id}/history`);
+  await new NotesPage(page).hydrated();
+  const versions = page.locator("li.revision");
+  await expect(versions).toHaveCount(3);
+  await page.locator('li.revision[data-version="1"]').getByRole("button", { name: "Restore this version" }).click();
+  await expect.poll(async () => (await noteOnServer(request, note.id))?.body).toBe("version one");
+  const revisions = await revisionsOf(request, note.id);
+  expect(revisions.map((r) => r.kind)).toEqual(["create", "edit", "edit", "edit"]);
+});
+
+test("a note seen before opens offline from the kept page", async ({ page, request, unique }) => {
+  const server = new OwnServer(3252);
+  await server.start();
+  try {
+    const note = await createNote(request, unique("Read offline"), "kept for the train", server.url);
+    const view = new NoteView(page);
+    await view.goto(note.id, server.url);
+    await new NotesPage(page).offlineReady();
+    await view.goto(note.id, server.url); // now kept by the service worker
+    await server.stop();
+    const reloaded = await page.reload();
+    expect(reloaded?.fromServiceWorker()).toBe(true);
+    await expect(view.body).toHaveText("kept for the train");
+    await page.goto(`${server.url}/notes/never-opened`);
+    await expect(page.getByRole("heading", { name: "You are offline" })).toBeVisible();
+  } finally {
+    await server.stop();
+  }
+});
