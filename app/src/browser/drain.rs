@@ -136,10 +136,9 @@ fn rebase(intent: &SaveIntent) -> Option<SaveIntent> {
 /// result, and empty an editor that still holds exactly that draft.
 fn finish(page: PageState, intent: &SaveIntent, answer: &WriteAnswer) {
     let applied = match (&intent.kind, answer) {
-        (
-            IntentKind::Edit { base_version, .. },
-            WriteAnswer::Edited(edit),
-        ) if edit.outcome == EditOutcome::Applied => {
+        (IntentKind::Edit { base_version, .. }, WriteAnswer::Edited(edit))
+            if edit.outcome == EditOutcome::Applied =>
+        {
             edit.note.as_ref().map(|note| (*base_version, note.version))
         }
         _ => None,

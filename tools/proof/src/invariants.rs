@@ -41,15 +41,37 @@ pub async fn notes_per_key(conn: &mut SqliteConnection) -> anyhow::Result<HashMa
     Ok(rows.into_iter().collect())
 }
 
-/// Every acknowledged key exists exactly once (checked after each crash).
-pub async fn acknowledged_survived(database: &Path, keys: &[String]) -> anyhow::Result<Check> {
+/// Every acknowledged create has exactly one note, and every acknowledged later write
+/// exactly one revision (checked after each crash).
+pub async fn acknowledged_survived(
+    database: &Path,
+    creates: &[String],
+    follow_ups: &[String],
+) -> anyhow::Result<Check> {
     let mut conn = open(database).await?;
-    let counts = notes_per_key(&mut conn).await?;
-    let bad: Vec<&String> = keys.iter().filter(|k| counts.get(*k) != Some(&1)).collect();
+    let notes = notes_per_key(&mut conn).await?;
+    let revisions: HashMap<String, i64> = sqlx::query_as::<_, (String, i64)>(
+        "SELECT idempotency_key, COUNT(*) FROM revisions GROUP BY idempotency_key",
+    )
+    .fetch_all(&mut conn)
+    .await?
+    .into_iter()
+    .collect();
+    let bad_creates = creates.iter().filter(|k| notes.get(*k) != Some(&1)).count();
+    let bad_writes = follow_ups
+        .iter()
+        .filter(|k| revisions.get(*k) != Some(&1))
+        .count();
     Ok(check(
         "acknowledged before the kill: stored exactly once",
-        bad.is_empty(),
-        format!("{}/{} keys", keys.len() - bad.len(), keys.len()),
+        bad_creates == 0 && bad_writes == 0,
+        format!(
+            "{}/{} creates, {}/{} later writes",
+            creates.len() - bad_creates,
+            creates.len(),
+            follow_ups.len() - bad_writes,
+            follow_ups.len()
+        ),
     ))
 }
 
@@ -96,11 +118,15 @@ pub async fn check_all(
         title: String,
         body: String,
         written_at: String,
+        trashed: bool,
+        revisions: i64,
     }
-    let rows: Vec<Row> =
-        sqlx::query_as("SELECT idempotency_key, id, title, body, written_at FROM notes")
-            .fetch_all(&mut conn)
-            .await?;
+    let rows: Vec<Row> = sqlx::query_as(
+        "SELECT idempotency_key, id, title, body, written_at, trashed_at IS NOT NULL AS trashed, \
+         (SELECT COUNT(*) FROM revisions r WHERE r.note_id = n.id) AS revisions FROM notes n",
+    )
+    .fetch_all(&mut conn)
+    .await?;
     let mut by_key: HashMap<&str, Vec<&Row>> = HashMap::new();
     for row in &rows {
         by_key
@@ -131,15 +157,44 @@ pub async fn check_all(
                 .and_then(|v| v.first())
                 .is_some_and(|row| {
                     row.title != r.payload.title.trim()
-                        || row.body != r.payload.body
+                        || row.body != r.final_body()
                         || row.written_at != r.payload.written_at
+                        || row.trashed != r.final_trashed()
                 })
         })
         .count();
     checks.push(check(
-        "every note's content matches its intent",
+        "every note's content matches its intent and its last acknowledged edit and move",
         mismatched == 0,
         format!("{mismatched} mismatched"),
+    ));
+
+    let follow_ups: usize = records.iter().map(IntentRecord::acked_follow_ups).sum();
+    let unexpected: Vec<&str> = records
+        .iter()
+        .flat_map(|r| r.follow_ups.iter())
+        .filter_map(|f| f.problem.as_deref())
+        .collect();
+    let wrong_history = records
+        .iter()
+        .filter(|r| {
+            by_key
+                .get(r.key.as_str())
+                .and_then(|v| v.first())
+                .is_some_and(|row| row.revisions != 1 + r.acked_follow_ups() as i64)
+        })
+        .count();
+    checks.push(check(
+        "each note's revisions are exactly its create and its acknowledged later writes",
+        wrong_history == 0 && unexpected.is_empty(),
+        format!(
+            "{wrong_history} notes with another count, over {follow_ups} later writes; {} unexpected answers{}",
+            unexpected.len(),
+            unexpected
+                .first()
+                .map(|u| format!(" (first: {u})"))
+                .unwrap_or_default()
+        ),
     ));
 
     let wrong_id = records
@@ -168,16 +223,17 @@ pub async fn check_all(
         format!("{disagreeing} answers named another note, over {concurrent} intents sent by several senders"),
     ));
 
-    // Every create's row has the note that carries its key (the claim and the note
-    // commit together).
+    // Every row's write is there: the note a create made, or the revision a later write
+    // made (the claim and the write commit together).
     let orphan_keys: i64 = sqlx::query_scalar(
         "SELECT COUNT(*) FROM idempotency_keys k WHERE NOT EXISTS (SELECT 1 FROM notes n \
-         WHERE n.scope = k.scope AND n.idempotency_key = k.idempotency_key)",
+         WHERE n.scope = k.scope AND n.idempotency_key = k.idempotency_key) AND NOT EXISTS \
+         (SELECT 1 FROM revisions r WHERE r.scope = k.scope AND r.idempotency_key = k.idempotency_key)",
     )
     .fetch_one(&mut conn)
     .await?;
     checks.push(check(
-        "no idempotency row without its note",
+        "no idempotency row without its note or revision",
         orphan_keys == 0,
         format!("{orphan_keys} rows"),
     ));
@@ -189,10 +245,16 @@ pub async fn check_all(
         )
         .fetch_one(&mut conn)
         .await?;
+        let keyless_revisions: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM revisions r WHERE NOT EXISTS (SELECT 1 FROM idempotency_keys k \
+             WHERE k.scope = r.scope AND k.idempotency_key = r.idempotency_key)",
+        )
+        .fetch_one(&mut conn)
+        .await?;
         checks.push(check(
-            "no note without its key",
-            keyless_notes == 0,
-            format!("{keyless_notes} notes"),
+            "no note or revision without its key",
+            keyless_notes == 0 && keyless_revisions == 0,
+            format!("{keyless_notes} notes, {keyless_revisions} revisions"),
         ));
     }
 

@@ -9,9 +9,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use app::api::NewNote;
+use app::api::{EditOutcome, NewNote};
 use app::save::http_transport::HttpTransport;
-use app::save::intent::SaveIntent;
+use app::save::intent::{IntentKind, SaveIntent};
+use app::save::response::WriteAnswer;
 use app::save::retry_policy::{AttemptOutcome, RetryPolicy};
 use app::save::sender::{BurstEnd, BurstEvent, BurstHooks, Clock, Sender};
 use rand::rngs::StdRng;
@@ -32,6 +33,61 @@ pub struct IntentRecord {
     pub senders: u32,
     /// Saved answers to concurrent senders that named different notes.
     pub disagreeing_answers: u32,
+    /// Later writes to the note: edits, moves to the trash and back, in order.
+    pub follow_ups: Vec<FollowUp>,
+}
+
+/// A later write to the note an intent created, and what became of it.
+#[derive(Clone, Debug)]
+pub struct FollowUp {
+    pub key: String,
+    pub kind: FollowUpKind,
+    /// The server acknowledged it.
+    pub acked: bool,
+    /// A refusal or an unexpected answer (never expected).
+    pub problem: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FollowUpKind {
+    Edit { body: String },
+    Trash,
+    Restore,
+}
+
+impl IntentRecord {
+    /// The body the note must have at the end: the last acknowledged edit's, or the
+    /// created one.
+    pub fn final_body(&self) -> &str {
+        self.follow_ups
+            .iter()
+            .rev()
+            .filter(|f| f.acked)
+            .find_map(|f| match &f.kind {
+                FollowUpKind::Edit { body } => Some(body.as_str()),
+                _ => None,
+            })
+            .unwrap_or(&self.payload.body)
+    }
+
+    /// Whether the note must end in the trash.
+    pub fn final_trashed(&self) -> bool {
+        self.follow_ups
+            .iter()
+            .rev()
+            .filter(|f| f.acked)
+            .find_map(|f| match f.kind {
+                FollowUpKind::Trash => Some(true),
+                FollowUpKind::Restore => Some(false),
+                FollowUpKind::Edit { .. } => None,
+            })
+            .unwrap_or(false)
+    }
+
+    /// Acknowledged writes after the create: each made exactly one revision.
+    pub fn acked_follow_ups(&self) -> usize {
+        self.follow_ups.iter().filter(|f| f.acked).count()
+    }
 }
 
 /// How attempts ended, over the whole run.
@@ -80,6 +136,9 @@ pub struct LoadConfig {
     pub policy: RetryPolicy,
     /// The share of intents sent by 2–4 senders at once, with the same key.
     pub same_key_share: f64,
+    /// The share of created notes that are then edited (and some moved to the trash and
+    /// back), each write an intent of its own.
+    pub follow_up_share: f64,
 }
 
 pub struct LoadResult {
@@ -92,7 +151,10 @@ pub struct LoadResult {
 #[derive(Default)]
 pub struct Progress {
     pub acked: AtomicUsize,
+    /// Keys of acknowledged creates.
     pub acked_keys: Mutex<Vec<String>>,
+    /// Keys of acknowledged later writes (each made one revision).
+    pub acked_follow_up_keys: Mutex<Vec<String>>,
 }
 
 struct TokioClock;
@@ -157,6 +219,7 @@ pub async fn run(
             .collect();
         let seed = config.seed.wrapping_add(client_no as u64);
         let same_key_share = config.same_key_share;
+        let follow_up_share = config.follow_up_share;
         clients.push(tokio::task::spawn_local(async move {
             let mut rng = StdRng::seed_from_u64(seed);
             for n in mine {
@@ -165,10 +228,13 @@ pub async fn run(
                 } else {
                     1
                 };
-                let record = save_one(
+                let mut record = save_one(
                     &sender, &mut rng, &counts, &progress, n, seed, deadline, senders,
                 )
                 .await;
+                if record.acked_note_id.is_some() && rng.random_bool(follow_up_share) {
+                    follow_up(&sender, &mut rng, &counts, &progress, &mut record, deadline).await;
+                }
                 records.borrow_mut().push(record);
             }
         }));
@@ -183,6 +249,94 @@ pub async fn run(
         counts,
         elapsed: started.elapsed(),
     })
+}
+
+/// How sending one intent until it is done ended.
+enum Done {
+    Saved {
+        answer: WriteAnswer,
+        /// Saved answers to several senders that named different notes.
+        disagreeing: u32,
+    },
+    Refused(String),
+    OutOfTime,
+}
+
+/// Sends `intent` from `senders` senders at once, burst after burst (as reloads and
+/// Retry now would), until it is saved or refused or the deadline passes.
+async fn send_until_done(
+    sender: &Sender<HttpTransport, TokioClock>,
+    rng: &mut StdRng,
+    counts: &RefCell<OutcomeCounts>,
+    intent: &SaveIntent,
+    deadline: Instant,
+    senders: u32,
+    tally: &mut (u32, u32),
+) -> Done {
+    while Instant::now() < deadline {
+        tally.1 += 1;
+        // One burst per sender, all at once, all with the intent's one key.
+        let bursts = (0..senders).map(|_| {
+            let mut hooks = ClientHooks {
+                rng: StdRng::seed_from_u64(rng.random()),
+                counts,
+                attempts: 0,
+            };
+            async move {
+                let end = sender.run_burst(intent, &mut hooks).await;
+                (end, hooks.attempts)
+            }
+        });
+        let ends = futures::future::join_all(bursts).await;
+        tally.0 += ends.iter().map(|(_, attempts)| attempts).sum::<u32>();
+        let saved: Vec<(&WriteAnswer, bool)> = ends
+            .iter()
+            .filter_map(|(end, _)| match end {
+                BurstEnd::Saved { answer, replayed } => Some((answer, *replayed)),
+                _ => None,
+            })
+            .collect();
+        if let Some((answer, _)) = saved.first() {
+            let id = |a: &WriteAnswer| a.note().map(|n| n.id.clone());
+            let disagreeing = saved
+                .iter()
+                .filter(|(other, _)| id(other) != id(answer))
+                .count() as u32;
+            let mut counts = counts.borrow_mut();
+            for (_, replayed) in &saved {
+                if *replayed {
+                    counts.saved_by_replay += 1;
+                } else {
+                    counts.saved_first_time += 1;
+                }
+            }
+            return Done::Saved {
+                answer: (*answer).clone(),
+                disagreeing,
+            };
+        }
+        if let Some(problem) = ends.iter().find_map(|(end, _)| match end {
+            BurstEnd::Failed { problem } => Some(problem),
+            _ => None,
+        }) {
+            return Done::Refused(format!(
+                "{} {}: {}",
+                problem.status,
+                problem.slug(),
+                problem.detail
+            ));
+        }
+        for (end, _) in &ends {
+            match end {
+                BurstEnd::Waiting { last } => counts.borrow_mut().count_failure(last),
+                BurstEnd::Offline => unreachable!("the virtual clients are always online"),
+                _ => {}
+            }
+        }
+        // What the page does on a reload or "Retry now": a new burst, same key.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    Done::OutOfTime
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -221,74 +375,112 @@ async fn save_one(
         refused: None,
         senders,
         disagreeing_answers: 0,
+        follow_ups: Vec::new(),
     };
-    while Instant::now() < deadline {
-        record.bursts += 1;
-        // One burst per sender, all at once, all with the intent's one key.
-        let bursts = (0..senders).map(|_| {
-            let mut hooks = ClientHooks {
-                rng: StdRng::seed_from_u64(rng.random()),
-                counts,
-                attempts: 0,
-            };
-            let intent = &intent;
-            async move {
-                let end = sender.run_burst(intent, &mut hooks).await;
-                (end, hooks.attempts)
-            }
-        });
-        let ends = futures::future::join_all(bursts).await;
-        record.attempts += ends.iter().map(|(_, attempts)| attempts).sum::<u32>();
-        let saved: Vec<(&app::api::Note, bool)> = ends
-            .iter()
-            .filter_map(|(end, _)| match end {
-                BurstEnd::Saved { answer, replayed } => answer.note().map(|note| (note, *replayed)),
-                _ => None,
-            })
-            .collect();
-        if let Some((note, _)) = saved.first() {
-            record.disagreeing_answers = saved
-                .iter()
-                .filter(|(other, _)| other.id != note.id)
-                .count() as u32;
-            let mut counts = counts.borrow_mut();
-            for (_, replayed) in &saved {
-                if *replayed {
-                    counts.saved_by_replay += 1;
-                } else {
-                    counts.saved_first_time += 1;
-                }
-            }
-            record.acked_note_id = Some(note.id.clone());
+    let mut tally = (0, 0);
+    let done = send_until_done(sender, rng, counts, &intent, deadline, senders, &mut tally).await;
+    (record.attempts, record.bursts) = tally;
+    match done {
+        Done::Saved {
+            answer,
+            disagreeing,
+        } => {
+            record.disagreeing_answers = disagreeing;
+            record.acked_note_id = answer.note().map(|n| n.id.clone());
             progress
                 .acked_keys
                 .lock()
                 .expect("not poisoned")
                 .push(record.key.clone());
             progress.acked.fetch_add(1, Ordering::Relaxed);
-            return record;
         }
-        if let Some(problem) = ends.iter().find_map(|(end, _)| match end {
-            BurstEnd::Failed { problem } => Some(problem),
-            _ => None,
-        }) {
-            record.refused = Some(format!(
-                "{} {}: {}",
-                problem.status,
-                problem.slug(),
-                problem.detail
-            ));
-            return record;
-        }
-        for (end, _) in &ends {
-            match end {
-                BurstEnd::Waiting { last } => counts.borrow_mut().count_failure(last),
-                BurstEnd::Offline => unreachable!("the virtual clients are always online"),
-                _ => {}
-            }
-        }
-        // What the page does on a reload or "Retry now": a new burst, same key.
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        Done::Refused(problem) => record.refused = Some(problem),
+        Done::OutOfTime => {}
     }
     record
+}
+
+/// Edits the note once or twice, and sometimes moves it to the trash (and sometimes back):
+/// each write an intent of its own, sent like the create.
+async fn follow_up(
+    sender: &Sender<HttpTransport, TokioClock>,
+    rng: &mut StdRng,
+    counts: &RefCell<OutcomeCounts>,
+    progress: &Progress,
+    record: &mut IntentRecord,
+    deadline: Instant,
+) {
+    let Some(note_id) = record.acked_note_id.clone() else {
+        return;
+    };
+    let mut version = 1;
+    let mut plan: Vec<FollowUpKind> = (0..rng.random_range(1..=2))
+        .map(|i| FollowUpKind::Edit {
+            body: format!("{} — edit {}", record.payload.body, i + 1),
+        })
+        .collect();
+    if rng.random_bool(0.3) {
+        plan.push(FollowUpKind::Trash);
+        if rng.random_bool(0.5) {
+            plan.push(FollowUpKind::Restore);
+        }
+    }
+    for kind in plan {
+        let title = record.payload.title.clone();
+        let intent_kind = match &kind {
+            FollowUpKind::Edit { body } => IntentKind::Edit {
+                note_id: note_id.clone(),
+                base_version: version,
+                title: title.clone(),
+                body: body.clone(),
+                after: None,
+            },
+            FollowUpKind::Trash => IntentKind::Trash {
+                note_id: note_id.clone(),
+                title,
+            },
+            FollowUpKind::Restore => IntentKind::Restore {
+                note_id: note_id.clone(),
+                title,
+            },
+        };
+        let written_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        let intent = SaveIntent::new(uuid::Uuid::new_v4().to_string(), intent_kind, written_at);
+        let mut follow = FollowUp {
+            key: intent.key.clone(),
+            kind,
+            acked: false,
+            problem: None,
+        };
+        let mut tally = (0, 0);
+        match send_until_done(sender, rng, counts, &intent, deadline, 1, &mut tally).await {
+            Done::Saved { answer, .. } => {
+                // A single writer's edit from the version it knows is applied as sent.
+                let as_expected = match &answer {
+                    WriteAnswer::Edited(edit) => edit.outcome == EditOutcome::Applied,
+                    WriteAnswer::Moved(_) => true,
+                    _ => false,
+                };
+                if !as_expected {
+                    follow.problem = Some(format!("unexpected answer {answer:?}"));
+                }
+                version = answer.note().map_or(version, |n| n.version);
+                follow.acked = true;
+                progress
+                    .acked_follow_up_keys
+                    .lock()
+                    .expect("not poisoned")
+                    .push(follow.key.clone());
+            }
+            Done::Refused(problem) => follow.problem = Some(problem),
+            Done::OutOfTime => {}
+        }
+        record.attempts += tally.0;
+        record.bursts += tally.1;
+        let stop = !follow.acked;
+        record.follow_ups.push(follow);
+        if stop {
+            return;
+        }
+    }
 }

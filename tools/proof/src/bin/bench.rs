@@ -44,6 +44,15 @@ struct Cell {
     p99_ms: f64,
 }
 
+/// Search latency over a set of queries at one size of the database.
+#[derive(Serialize, Clone)]
+struct SearchFigures {
+    notes: usize,
+    queries: usize,
+    p50_ms: f64,
+    p99_ms: f64,
+}
+
 #[derive(Serialize)]
 struct Report {
     at: String,
@@ -51,6 +60,14 @@ struct Report {
     cells: Vec<Cell>,
     create_vs_plain: Vec<(usize, f64)>,
     replay_per_second: f64,
+    edit_per_second_16: f64,
+    edit_vs_create_16: f64,
+    edit_p99_ms_16: f64,
+    search: Vec<SearchFigures>,
+    list_first_page_p50_ms_100k: f64,
+    list_first_page_p99_ms_100k: f64,
+    list_deep_page_p99_ms_100k: f64,
+    home_page_p99_ms_100k: f64,
     replay_vs_create_16: f64,
     lone_p99_ms: f64,
     same_key_128_p99_ms: f64,
@@ -169,6 +186,37 @@ async fn main() -> anyhow::Result<()> {
     let (replay_burst_p99, _) = released_together(&client, &base, 128, 5, true).await?;
     let same_key_notes = most_notes_per_key(&dir.join("bench.db"), &same_keys).await?;
 
+    // Edits: each client edits its own note, from the version it knows.
+    let edits = edit_throughput(&client, &base, 16, seconds).await?;
+    println!(
+        "{:<12} {:>7} {:>9} {:>10.0} {:>9.2} {:>9.2}",
+        edits.mode, edits.clients, edits.requests, edits.per_second, edits.p50_ms, edits.p99_ms
+    );
+
+    // Search and lists at 10,000 and 100,000 notes (filled in straight through SQL).
+    let database = dir.join("bench.db");
+    let mut search = Vec::new();
+    let mut lists = (0.0, 0.0, 0.0, 0.0);
+    for target in [10_000usize, 100_000] {
+        let have = count_notes(&database).await?;
+        if have < target {
+            fill(&database, target - have).await?;
+        }
+        let figures = search_latency(&client, &base, target).await?;
+        println!(
+            "search at {:>7} notes: {} queries, p50 {:.2} ms, p99 {:.2} ms",
+            figures.notes, figures.queries, figures.p50_ms, figures.p99_ms
+        );
+        search.push(figures);
+        if target == 100_000 {
+            lists = list_latency(&client, &base).await?;
+            println!(
+                "list at 100,000 notes: first page p50 {:.2} ms p99 {:.2} ms · a page 40,000 notes deep p99 {:.2} ms · the home page (SSR) p99 {:.2} ms",
+                lists.0, lists.1, lists.2, lists.3
+            );
+        }
+    }
+
     let (raw, gzip, brotli) = wasm_sizes(&args.pkg)?;
     let peak = server.peak_memory_kib();
     server.kill()?;
@@ -178,6 +226,14 @@ async fn main() -> anyhow::Result<()> {
         disk_commits_per_second: disk,
         create_vs_plain: create_vs_plain.clone(),
         replay_per_second: replay.per_second,
+        edit_per_second_16: edits.per_second,
+        edit_vs_create_16: edits.per_second / rate("idempotent", 16).max(f64::MIN_POSITIVE),
+        edit_p99_ms_16: edits.p99_ms,
+        search: search.clone(),
+        list_first_page_p50_ms_100k: lists.0,
+        list_first_page_p99_ms_100k: lists.1,
+        list_deep_page_p99_ms_100k: lists.2,
+        home_page_p99_ms_100k: lists.3,
         replay_vs_create_16: replay.per_second / rate("idempotent", 16).max(f64::MIN_POSITIVE),
         lone_p99_ms: lone_p99,
         same_key_128_p99_ms: same_key_p99,
@@ -213,6 +269,18 @@ async fn main() -> anyhow::Result<()> {
         report.same_key_128_notes_per_key,
         verdict(report.same_key_128_notes_per_key == 1)
     );
+    println!(
+        "edit / create at 16 clients: {:.2}× ({:.0} edits/s)",
+        report.edit_vs_create_16, report.edit_per_second_16
+    );
+    for figures in &report.search {
+        println!(
+            "search p99 at {} notes: {:.2} ms (target ≤ 50 ms: {})",
+            figures.notes,
+            figures.p99_ms,
+            verdict(figures.p99_ms <= 50.0)
+        );
+    }
     println!(
         "wasm: {} B raw, {} B gzip, {} B brotli (target ≤ 250 KB brotli: {})",
         report.wasm_bytes,
@@ -415,6 +483,234 @@ async fn most_notes_per_key(database: &Path, keys: &[String]) -> anyhow::Result<
         most = most.max(notes);
     }
     Ok(most)
+}
+
+/// `clients` loops each editing a note of its own, always from the version it knows
+/// (applied edits: the common case), for `duration`.
+async fn edit_throughput(
+    client: &reqwest::Client,
+    base: &str,
+    clients: usize,
+    duration: Duration,
+) -> anyhow::Result<Cell> {
+    let deadline = Instant::now() + duration;
+    let started = Instant::now();
+    let mut workers = Vec::new();
+    for worker in 0..clients {
+        let (client, base) = (client.clone(), base.to_owned());
+        workers.push(tokio::spawn(async move {
+            let created: serde_json::Value = client
+                .post(format!("{base}/api/notes"))
+                .header("content-type", "application/json")
+                .header("idempotency-key", uuid::Uuid::new_v4().to_string())
+                .body(note_body(worker as u64))
+                .send()
+                .await?
+                .json()
+                .await?;
+            let id = created["id"].as_str().unwrap_or_default().to_owned();
+            let mut version = 1;
+            let mut latencies = Vec::new();
+            while Instant::now() < deadline {
+                let body = serde_json::json!({
+                    "title": format!("bench note {worker}"),
+                    "body": format!("edit {version}: a line or two of text, as people write."),
+                    "base_version": version,
+                    "written_at": "2026-11-30T05:00:00.000Z"
+                });
+                let sent = Instant::now();
+                let response = client
+                    .patch(format!("{base}/api/notes/{id}"))
+                    .header("content-type", "application/json")
+                    .header("idempotency-key", uuid::Uuid::new_v4().to_string())
+                    .body(body.to_string())
+                    .send()
+                    .await?;
+                anyhow::ensure!(
+                    response.status() == 200,
+                    "an edit answered {}",
+                    response.status()
+                );
+                let answer: serde_json::Value = response.json().await?;
+                latencies.push(sent.elapsed());
+                version = answer["note"]["version"].as_i64().unwrap_or(version + 1);
+            }
+            Ok::<_, anyhow::Error>(latencies)
+        }));
+    }
+    let mut all = Vec::new();
+    for worker in workers {
+        all.extend(worker.await??);
+    }
+    let elapsed = started.elapsed();
+    Ok(Cell {
+        mode: "edit",
+        clients,
+        requests: all.len(),
+        per_second: all.len() as f64 / elapsed.as_secs_f64(),
+        p50_ms: ms(percentile(&mut all, 50.0)),
+        p99_ms: ms(percentile(&mut all, 99.0)),
+    })
+}
+
+/// Pseudo-words of a made-up language, so a query matches a realistic share of notes.
+fn word(n: usize) -> String {
+    const SYLLABLES: [&str; 16] = [
+        "ka", "lo", "mi", "ren", "to", "sa", "vi", "nor", "pe", "qu", "el", "dra", "fi", "mun",
+        "ta", "zo",
+    ];
+    let mut out = String::new();
+    let mut n = n;
+    for _ in 0..3 {
+        out.push_str(SYLLABLES[n % 16]);
+        n /= 16;
+    }
+    out
+}
+
+/// Notes in the benchmark's database.
+async fn count_notes(database: &Path) -> anyhow::Result<usize> {
+    let mut conn = proof::invariants::open(database).await?;
+    let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM notes")
+        .fetch_one(&mut conn)
+        .await?;
+    Ok(n as usize)
+}
+
+/// Adds `n` notes of 40–120 words straight through SQL (the search index's triggers keep
+/// it in step), in transactions of 5,000.
+async fn fill(database: &Path, n: usize) -> anyhow::Result<()> {
+    use rand::{Rng, SeedableRng};
+    let started = Instant::now();
+    let options = SqliteConnectOptions::new()
+        .filename(database)
+        .busy_timeout(Duration::from_secs(30));
+    let mut conn = SqliteConnection::connect_with(&options).await?;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(n as u64);
+    let mut left = n;
+    while left > 0 {
+        let batch = left.min(5_000);
+        let mut tx = conn.begin().await?;
+        for _ in 0..batch {
+            let id = uuid::Uuid::new_v4().to_string();
+            let words: Vec<String> = (0..rng.random_range(40..120))
+                // Zipf-like: low numbers are common words, high numbers rare.
+                .map(|_| word((rng.random::<f64>().powi(3) * 4096.0) as usize))
+                .collect();
+            let title = words[..4].join(" ");
+            let at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
+            sqlx::query(
+                "INSERT INTO notes (id, scope, idempotency_key, request_fingerprint, title, body, \
+                 written_at, created_at, updated_at, version, cjk) VALUES (?, 'shared', ?, '', ?, ?, ?, ?, ?, 1, '')",
+            )
+            .bind(&id)
+            .bind(&id)
+            .bind(&title)
+            .bind(words.join(" "))
+            .bind(&at)
+            .bind(&at)
+            .bind(&at)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        left -= batch;
+    }
+    println!(
+        "(filled {n} notes in {:.1} s)",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Latency of searches over a fixed set of queries: common, rare and two-word, a phrase,
+/// an exclusion, an alternative.
+async fn search_latency(
+    client: &reqwest::Client,
+    base: &str,
+    notes: usize,
+) -> anyhow::Result<SearchFigures> {
+    let mut queries = Vec::new();
+    for i in 0..40 {
+        queries.push(word(i));
+        queries.push(word(2000 + i * 37));
+        queries.push(format!("{} {}", word(i), word(i + 1)));
+        queries.push(format!("\"{} {}\"", word(i), word(i + 3)));
+        queries.push(format!("{} -{}", word(i), word(i + 2)));
+        queries.push(format!("{} or {}", word(300 + i), word(900 + i)));
+    }
+    let mut latencies = Vec::new();
+    for q in &queries {
+        let sent = Instant::now();
+        let response = client
+            .get(format!("{base}/api/search"))
+            .query(&[("q", q.as_str()), ("limit", "20")])
+            .send()
+            .await?;
+        anyhow::ensure!(
+            response.status() == 200,
+            "a search answered {}",
+            response.status()
+        );
+        response.bytes().await?;
+        latencies.push(sent.elapsed());
+    }
+    Ok(SearchFigures {
+        notes,
+        queries: queries.len(),
+        p50_ms: ms(percentile(&mut latencies, 50.0)),
+        p99_ms: ms(percentile(&mut latencies, 99.0)),
+    })
+}
+
+/// The list's first page, a page deep in it, and the server-rendered home page.
+async fn list_latency(
+    client: &reqwest::Client,
+    base: &str,
+) -> anyhow::Result<(f64, f64, f64, f64)> {
+    let timed = |url: String| {
+        let client = client.clone();
+        async move {
+            let mut latencies = Vec::new();
+            for _ in 0..100 {
+                let sent = Instant::now();
+                let response = client.get(&url).send().await?;
+                anyhow::ensure!(
+                    response.status() == 200,
+                    "{url} answered {}",
+                    response.status()
+                );
+                response.bytes().await?;
+                latencies.push(sent.elapsed());
+            }
+            Ok::<_, anyhow::Error>(latencies)
+        }
+    };
+    let mut first = timed(format!("{base}/api/notes?limit=50")).await?;
+    // Walk 40,000 notes deep, then time that page.
+    let mut cursor = None::<String>;
+    for _ in 0..200 {
+        let url = match &cursor {
+            Some(c) => format!("{base}/api/notes?limit=200&cursor={c}"),
+            None => format!("{base}/api/notes?limit=200"),
+        };
+        let page: serde_json::Value = client.get(url).send().await?.json().await?;
+        cursor = page["next"].as_str().map(str::to_owned);
+        if cursor.is_none() {
+            break;
+        }
+    }
+    let mut deep = match cursor {
+        Some(c) => timed(format!("{base}/api/notes?limit=50&cursor={c}")).await?,
+        None => Vec::new(),
+    };
+    let mut home = timed(format!("{base}/")).await?;
+    Ok((
+        ms(percentile(&mut first, 50.0)),
+        ms(percentile(&mut first, 99.0)),
+        ms(percentile(&mut deep, 99.0)),
+        ms(percentile(&mut home, 99.0)),
+    ))
 }
 
 /// The release wasm: raw, gzip -9 and brotli -11 sizes.

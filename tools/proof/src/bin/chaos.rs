@@ -48,6 +48,10 @@ struct Args {
     /// lock would).
     #[arg(long, default_value_t = 0.05)]
     same_key_share: f64,
+    /// Share of created notes that are then edited once or twice (and some moved to the
+    /// trash and back), each write an intent of its own.
+    #[arg(long, default_value_t = 0.3)]
+    follow_up_share: f64,
     /// Idempotency rows expire after this many seconds and are swept every second, so
     /// keys expire while the load runs and late retries meet only the note's own key.
     #[arg(long)]
@@ -95,7 +99,8 @@ async fn main() -> anyhow::Result<()> {
     let proxy = FaultProxy::start(server.base_url(), faults.clone(), args.seed).await?;
     println!(
         "chaos: {} intents, {} clients, faults lose={:.0}% reset={:.0}% busy={:.0}% delay≤{} ms, \
-         same key from several senders={:.0}%, key expiry={}, kills={}, seed={}",
+         same key from several senders={:.0}%, later writes on {:.0}% of notes, key expiry={}, \
+         kills={}, seed={}",
         args.intents,
         args.clients,
         args.lose * 100.0,
@@ -103,6 +108,7 @@ async fn main() -> anyhow::Result<()> {
         args.busy * 100.0,
         args.max_delay_ms,
         args.same_key_share * 100.0,
+        args.follow_up_share * 100.0,
         args.ttl_secs
             .map(|t| format!("{t} s"))
             .unwrap_or_else(|| "off".into()),
@@ -127,6 +133,7 @@ async fn main() -> anyhow::Result<()> {
         seed: args.seed,
         policy: RetryPolicy::default(),
         same_key_share: args.same_key_share,
+        follow_up_share: args.follow_up_share,
     };
     let local = tokio::task::LocalSet::new();
     let result = local
@@ -178,6 +185,19 @@ async fn main() -> anyhow::Result<()> {
         result.records.iter().filter(|r| r.senders > 1).count()
     );
     println!(
+        "later writes       {} edits, moves to the trash and back, on {} notes",
+        result
+            .records
+            .iter()
+            .map(|r| r.acked_follow_ups())
+            .sum::<usize>(),
+        result
+            .records
+            .iter()
+            .filter(|r| !r.follow_ups.is_empty())
+            .count()
+    );
+    println!(
         "after expiry       {} late retries answered 200 from the note's own key",
         ProxyCounts::get(&p.late_answers)
     );
@@ -224,10 +244,16 @@ async fn kill_at_random_moments(
         // Give in-flight requests a random slice of time to be mid-transaction.
         tokio::time::sleep(Duration::from_millis(rng.random_range(0..30))).await;
         let acknowledged = progress.acked_keys.lock().expect("not poisoned").clone();
+        let follow_ups = progress
+            .acked_follow_up_keys
+            .lock()
+            .expect("not poisoned")
+            .clone();
         server.kill()?;
         tokio::time::sleep(Duration::from_millis(rng.random_range(20..250))).await;
         server.start().await?;
-        let mut check = invariants::acknowledged_survived(&database, &acknowledged).await?;
+        let mut check =
+            invariants::acknowledged_survived(&database, &acknowledged, &follow_ups).await?;
         check.name = format!("kill {}: {}", n + 1, check.name);
         checks.push(check);
     }
