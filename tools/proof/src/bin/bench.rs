@@ -193,8 +193,12 @@ async fn main() -> anyhow::Result<()> {
         edits.mode, edits.clients, edits.requests, edits.per_second, edits.p50_ms, edits.p99_ms
     );
 
-    // Search and lists at 10,000 and 100,000 notes (filled in straight through SQL).
-    let database = dir.join("bench.db");
+    // Search and lists at exactly 10,000 and 100,000 notes (filled in straight through
+    // SQL), on a server and database of their own.
+    let database = dir.join("search.db");
+    let mut search_server = ServerProcess::new(&args.server, &database)?;
+    search_server.start().await?;
+    let base = search_server.base_url();
     let mut search = Vec::new();
     let mut lists = (0.0, 0.0, 0.0, 0.0);
     for target in [10_000usize, 100_000] {
@@ -216,6 +220,8 @@ async fn main() -> anyhow::Result<()> {
             );
         }
     }
+
+    search_server.kill()?;
 
     let (raw, gzip, brotli) = wasm_sizes(&args.pkg)?;
     let peak = server.peak_memory_kib();
