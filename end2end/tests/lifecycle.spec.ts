@@ -281,3 +281,33 @@ test("a note seen before opens offline from the kept page", async ({ page, reque
     await server.stop();
   }
 });
+
+test("a refused edit is kept with its text, and Edit opens it on its note's page to change it", async ({ page, request, unique }) => {
+  const note = await createNote(request, unique("Refused edit"), "before");
+  let refusing = true;
+  await page.route("**/api/notes/*", async (route) => {
+    if (route.request().method() !== "PATCH" || !refusing) return route.continue();
+    await route.fulfill({
+      status: 422,
+      headers: { "content-type": "application/problem+json" },
+      body: JSON.stringify({ type: "/problems/validation-failed", title: "Refused", status: 422, detail: "refused by a test" }),
+    });
+  });
+  const view = new NoteView(page);
+  await view.goto(note.id);
+  await view.edit("my careful edit");
+  await view.save.click();
+  await expect(view.pending.first()).toContainText("failed: refused by a test");
+
+  await new NotesPage(page).goto();
+  const item = page.getByTestId("unsaved-notes").locator("li", { hasText: "Edit of" });
+  await item.getByRole("link", { name: "Edit" }).click();
+  await new NotesPage(page).hydrated();
+  await expect(page.locator("#edit-body")).toHaveValue("my careful edit");
+  refusing = false;
+  await page.locator("#edit-body").fill("my careful edit, fixed");
+  await view.save.click();
+  await expect(view.body).toHaveText("my careful edit, fixed");
+  await expect(page.getByTestId("status-line")).toContainText("every note is saved");
+  expect((await noteOnServer(request, note.id))?.body).toBe("my careful edit, fixed");
+});

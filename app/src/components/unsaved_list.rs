@@ -65,10 +65,14 @@ pub fn PendingItem(id: String) -> impl IntoView {
             let body = excerpt(intent.text().1);
             let key = intent.key.clone();
             let data_key = key.clone();
-            let editable = matches!(
-                intent.kind,
-                IntentKind::Create { .. } | IntentKind::Edit { .. }
-            );
+            // An edit is changed on its note's page (the only page with that editor).
+            let edit_at = match &intent.kind {
+                IntentKind::Create { .. } => Some(None),
+                IntentKind::Edit { note_id, .. } => {
+                    Some(Some(format!("/notes/{note_id}?edit={}", intent.key)))
+                }
+                _ => None,
+            };
             view! {
                 <li class="note pending" data-intent-key=data_key>
                     <h3 class="note-title">{title}</h3>
@@ -76,7 +80,7 @@ pub fn PendingItem(id: String) -> impl IntoView {
                     <p class="status">
                         <span class="badge">"not yet saved"</span>
                         " "
-                        <IntentStatus key state=intent.state editable />
+                        <IntentStatus key state=intent.state edit_at />
                     </p>
                 </li>
             }
@@ -92,7 +96,7 @@ pub fn PendingItem(id: String) -> impl IntoView {
 }
 
 #[component]
-fn IntentStatus(key: String, state: IntentState, editable: bool) -> impl IntoView {
+fn IntentStatus(key: String, state: IntentState, edit_at: Option<Option<String>>) -> impl IntoView {
     let page = expect_context::<PageState>();
     match state {
         IntentState::Queued => view! { <span class="state">"queued"</span> }.into_any(),
@@ -109,10 +113,15 @@ fn IntentStatus(key: String, state: IntentState, editable: bool) -> impl IntoVie
         .into_any(),
         IntentState::Failed { problem } => {
             let edit = key.clone();
-            let edit_button = editable.then(|| view! {
-                " "
-                <button type="button" class="link" on:click=move |_| door::edit(page, &edit)>"Edit"</button>
-            });
+            let edit_button = match edit_at {
+                // On the page where its editor is: load it there.
+                Some(None) => Some(view! {
+                    " "
+                    <button type="button" class="link" on:click=move |_| door::edit(page, &edit)>"Edit"</button>
+                }.into_any()),
+                Some(Some(href)) => Some(view! { " " <a href=href rel="external">"Edit"</a> }.into_any()),
+                None => None,
+            };
             view! {
                 <span class="state failed">"failed: " {problem.detail}</span>
                 {edit_button}

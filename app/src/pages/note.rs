@@ -4,7 +4,7 @@
 //! it with their state.
 
 use leptos::prelude::*;
-use leptos_router::hooks::use_params_map;
+use leptos_router::hooks::{use_params_map, use_query_map};
 
 use super::NoSuchNote;
 use crate::api::{BODY_MAX_CHARS, Note, TITLE_MAX_CHARS};
@@ -67,9 +67,16 @@ fn NoteView(note: Note) -> impl IntoView {
         })
     };
     let editing = RwSignal::new(false);
-    // After hydration: an edit this tab was in the middle of (before a reload) reopens.
+    let query = use_query_map();
+    // After hydration: a refused edit to change (`?edit=<key>`, from the unsaved list), or
+    // an edit this tab was in the middle of before a reload, opens the editor again.
     Effect::new(move |_| {
-        if door::open_note_editor(page, &shown.get_untracked(), true) {
+        let refused = query.with_untracked(|q| q.get("edit"));
+        let reopened = door::open_note_editor(page, &shown.get_untracked(), true);
+        if let Some(key) = refused {
+            door::edit(page, &key);
+            editing.set(true);
+        } else if reopened {
             editing.set(true);
         }
     });
