@@ -32,3 +32,11 @@ pub struct Data(pub Arc<dyn PageData>);
 /// a save made without JavaScript is stored once however often that form is sent.
 #[derive(Clone, Debug)]
 pub struct FormKey(pub String);
+
+/// Who the page is rendered for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SignedInAs {
+    pub user_id: String,
+    pub username: String,
+    pub admin: bool,
+}

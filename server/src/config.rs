@@ -36,6 +36,28 @@ pub struct Config {
     pub header_timeout: Duration,
     /// `ONCENOTE_BODY_TIMEOUT_SECS`: how long a request may take to send its body.
     pub body_timeout: Duration,
+    /// `ONCENOTE_ADMIN_USERNAME` and `ONCENOTE_ADMIN_PASSWORD`: the first admin, made at
+    /// the first start (for installs without a person at the keyboard).
+    pub admin: Option<(String, String)>,
+    /// `ONCENOTE_SIGNUP`: `open` lets anyone make an account; `invite` (the default) lets
+    /// only people an admin invited.
+    pub signup_open: bool,
+    /// `ONCENOTE_SESSION_DAYS`: a session ends after this long without use.
+    pub session_lifetime: Duration,
+    /// `ONCENOTE_SIGN_IN_MAX_FAILURES`: failed sign-ins to one account (and five times as
+    /// many from one address) within `sign_in_window` before the sign-in is locked.
+    pub sign_in_max_failures: i64,
+    /// `ONCENOTE_SIGN_IN_WINDOW_SECS`: the window failures are counted in.
+    pub sign_in_window: Duration,
+    /// `ONCENOTE_SIGN_IN_LOCKOUT_SECS`: how long a locked sign-in stays locked.
+    pub sign_in_lockout: Duration,
+    /// `ONCENOTE_TRUSTED_PROXIES`: addresses of reverse proxies whose `X-Forwarded-For` and
+    /// `X-Forwarded-Proto` are believed (the client's address for sign-in limits, HTTPS for
+    /// `Secure` cookies).
+    pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// `ONCENOTE_PUBLIC_URL`: the address people use (for links printed and sent: setup,
+    /// invitations); `https://…` also marks cookies `Secure`.
+    pub public_url: Option<String>,
 }
 
 /// The databases the server can use.
@@ -136,6 +158,48 @@ impl Config {
                 .unwrap_or_default(),
             header_timeout: Duration::from_secs(number("ONCENOTE_HEADER_TIMEOUT_SECS", 10)?.max(1)),
             body_timeout: Duration::from_secs(number("ONCENOTE_BODY_TIMEOUT_SECS", 30)?.max(1)),
+            admin: match (var("ONCENOTE_ADMIN_USERNAME"), var("ONCENOTE_ADMIN_PASSWORD")) {
+                (Some(user), Some(password)) => Some((user, password)),
+                (None, None) => None,
+                _ => bail!(
+                    "set both ONCENOTE_ADMIN_USERNAME and ONCENOTE_ADMIN_PASSWORD, or neither"
+                ),
+            },
+            signup_open: match var("ONCENOTE_SIGNUP").as_deref().map(str::trim) {
+                None | Some("invite") => false,
+                Some("open") => true,
+                Some(other) => bail!("ONCENOTE_SIGNUP is open or invite, got {other:?}"),
+            },
+            session_lifetime: Duration::from_secs(days("ONCENOTE_SESSION_DAYS", 30)?.max(1) * 86_400),
+            sign_in_max_failures: number("ONCENOTE_SIGN_IN_MAX_FAILURES", 5)?.clamp(1, 1000) as i64,
+            sign_in_window: Duration::from_secs(number("ONCENOTE_SIGN_IN_WINDOW_SECS", 900)?.max(1)),
+            sign_in_lockout: Duration::from_secs(number("ONCENOTE_SIGN_IN_LOCKOUT_SECS", 900)?.max(1)),
+            trusted_proxies: var("ONCENOTE_TRUSTED_PROXIES")
+                .map(|list| {
+                    list.split(',')
+                        .map(str::trim)
+                        .filter(|a| !a.is_empty())
+                        .map(|a| {
+                            a.parse().with_context(|| {
+                                format!("ONCENOTE_TRUSTED_PROXIES takes IP addresses, got {a:?}")
+                            })
+                        })
+                        .collect::<anyhow::Result<Vec<_>>>()
+                })
+                .transpose()?
+                .unwrap_or_default(),
+            public_url: var("ONCENOTE_PUBLIC_URL")
+                .map(|url| {
+                    let url = url.trim().trim_end_matches('/').to_owned();
+                    if url.starts_with("http://") || url.starts_with("https://") {
+                        Ok(url)
+                    } else {
+                        Err(anyhow::anyhow!(
+                            "ONCENOTE_PUBLIC_URL is an address such as https://notes.example.com, got {url:?}"
+                        ))
+                    }
+                })
+                .transpose()?,
         })
     }
 
@@ -153,7 +217,22 @@ impl Config {
             allowed_hosts: Vec::new(),
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(30),
+            admin: None,
+            signup_open: false,
+            session_lifetime: Duration::from_secs(30 * 86_400),
+            sign_in_max_failures: 5,
+            sign_in_window: Duration::from_secs(900),
+            sign_in_lockout: Duration::from_secs(900),
+            trusted_proxies: Vec::new(),
+            public_url: None,
         }
+    }
+
+    /// Whether people reach the server over HTTPS (by its public address).
+    pub fn public_https(&self) -> bool {
+        self.public_url
+            .as_deref()
+            .is_some_and(|url| url.starts_with("https://"))
     }
 }
 
@@ -217,6 +296,21 @@ mod tests {
             .to_string();
         assert!(error.contains("ONCENOTE_IDEMPOTENCY_TTL_SECS"), "{error}");
         assert!(config(&[("ONCENOTE_IDEMPOTENCY_TTL_SECS", "0")]).is_ok());
+    }
+
+    #[test]
+    fn the_first_admin_needs_both_a_name_and_a_password() {
+        assert!(config(&[("ONCENOTE_ADMIN_USERNAME", "ada")]).is_err());
+        let both = config(&[
+            ("ONCENOTE_ADMIN_USERNAME", "ada"),
+            ("ONCENOTE_ADMIN_PASSWORD", "long enough"),
+        ])
+        .unwrap();
+        assert_eq!(both.admin, Some(("ada".into(), "long enough".into())));
+        assert!(config(&[("ONCENOTE_SIGNUP", "maybe")]).is_err());
+        assert!(config(&[("ONCENOTE_PUBLIC_URL", "notes.example.com")]).is_err());
+        assert!(config(&[("ONCENOTE_TRUSTED_PROXIES", "127.0.0.1, ::1")]).is_ok());
+        assert!(config(&[("ONCENOTE_TRUSTED_PROXIES", "localhost")]).is_err());
     }
 
     #[test]

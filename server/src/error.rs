@@ -51,6 +51,28 @@ pub enum ApiError {
     PreconditionRequired,
     #[error("this route answers {allow}")]
     MethodNotAllowed { allow: &'static str },
+    #[error("sign in first")]
+    Unauthenticated,
+    #[error("the username or the password is wrong")]
+    InvalidCredentials,
+    #[error("too many failed sign-ins; try again in {} minute(s)", retry_after_secs.div_ceil(60))]
+    TooManyAttempts { retry_after_secs: u64 },
+    #[error("only an admin can do this")]
+    AdminOnly,
+    #[error("this request came from another site")]
+    CrossSite,
+    #[error("this invitation was used already or has expired")]
+    InvitationGone,
+    #[error("the first account exists already; sign in instead")]
+    SetupDone,
+    #[error("this setup link is not one this server gave out")]
+    SetupLinkInvalid,
+    #[error("this username is taken")]
+    UsernameTaken,
+    #[error("new accounts come by invitation on this server")]
+    SignupClosed,
+    #[error("the current password is wrong")]
+    WrongPassword,
     #[error(transparent)]
     Internal(#[from] anyhow::Error),
 }
@@ -118,6 +140,19 @@ impl ApiError {
             ApiError::MethodNotAllowed { .. } => {
                 (StatusCode::METHOD_NOT_ALLOWED, "method-not-allowed")
             }
+            ApiError::Unauthenticated => (StatusCode::UNAUTHORIZED, "unauthenticated"),
+            ApiError::InvalidCredentials => (StatusCode::UNAUTHORIZED, "invalid-credentials"),
+            ApiError::TooManyAttempts { .. } => {
+                (StatusCode::TOO_MANY_REQUESTS, "too-many-attempts")
+            }
+            ApiError::AdminOnly => (StatusCode::FORBIDDEN, "admin-only"),
+            ApiError::CrossSite => (StatusCode::FORBIDDEN, "cross-site-request"),
+            ApiError::InvitationGone => (StatusCode::GONE, "invitation-gone"),
+            ApiError::SetupDone => (StatusCode::GONE, "setup-done"),
+            ApiError::SetupLinkInvalid => (StatusCode::FORBIDDEN, "setup-link-invalid"),
+            ApiError::UsernameTaken => (StatusCode::CONFLICT, "username-taken"),
+            ApiError::SignupClosed => (StatusCode::FORBIDDEN, "signup-closed"),
+            ApiError::WrongPassword => (StatusCode::FORBIDDEN, "wrong-password"),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         }
     }
@@ -180,6 +215,9 @@ impl IntoResponse for ApiError {
         }
         if matches!(self, ApiError::IdempotencyKeyInUse | ApiError::Busy) {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
+        }
+        if let ApiError::TooManyAttempts { retry_after_secs } = self {
+            headers.insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
         }
         if let ApiError::MethodNotAllowed { allow } = self {
             headers.insert(header::ALLOW, HeaderValue::from_static(allow));

@@ -2,6 +2,7 @@
 //! oncenote's server: the notes API with idempotent writes (PROTOCOL.md), the
 //! server-rendered pages, and the background sweeper.
 
+pub mod accounts;
 pub mod config;
 pub mod error;
 pub mod health;

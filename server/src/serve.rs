@@ -21,6 +21,8 @@ use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tower::ServiceExt;
 
+use crate::http::client::ClientAddr;
+
 /// The longest the server waits for requests in flight after a shutdown signal.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
@@ -44,7 +46,7 @@ pub async fn serve(
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
-        let (stream, _peer) = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
                 Err(error) => {
@@ -57,11 +59,13 @@ pub async fn serve(
             () = &mut shutdown => break,
         };
         let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(
-            router
-                .clone()
-                .map_request(|request: Request<Incoming>| request.map(axum::body::Body::new)),
-        );
+        let service = TowerToHyperService::new(router.clone().map_request(
+            move |request: Request<Incoming>| {
+                let mut request = request.map(axum::body::Body::new);
+                request.extensions_mut().insert(ClientAddr(peer));
+                request
+            },
+        ));
         let connection = builder
             .serve_connection_with_upgrades(TokioIo::new(stream), service)
             .into_owned();

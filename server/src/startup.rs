@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use app::ssr_context::{Data, FormKey};
+use app::ssr_context::{FormKey, SignedInAs};
 use app::{App, shell};
 use axum::Router;
 use axum::extract::FromRef;
@@ -22,10 +22,11 @@ use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
+use crate::accounts::{self, Viewer, gate, session};
 use crate::config::Config;
+use crate::http::csrf;
 use crate::http::host::{self, AllowedHosts};
 use crate::http::security_headers;
-use crate::idempotency::SHARED_SCOPE;
 use crate::notes::{form, routes as notes_routes};
 use crate::offline::{self, ShellBuild};
 use crate::state::AppState;
@@ -59,6 +60,8 @@ impl Application {
             .hash_files(offline::hash_file().is_some_and(|path| path.is_file()))
             .build();
         sweeper::spawn(store.clone(), config.sweep_interval, config.trash_retention);
+        let base_url = format!("http://{}", listener.local_addr()?);
+        accounts::setup::on_start(&store, &config, &base_url).await?;
         let shell = Arc::new(ShellBuild::detect(OUTPUT_NAME, config.build_id.clone()));
         let header_timeout = config.header_timeout;
         let state = AppState {
@@ -97,7 +100,7 @@ impl Application {
 /// the static files cargo-leptos built — behind the `Host` check, with security headers
 /// and compression.
 pub fn router(state: AppState) -> Router {
-    let data = page_data::for_scope(state.store.clone(), SHARED_SCOPE);
+    let store = state.store.clone();
     let site_root = state.config.site_root.clone();
     let hashed = state.leptos_options.hash_files;
     let leptos_options = state.leptos_options.clone();
@@ -108,6 +111,8 @@ pub fn router(state: AppState) -> Router {
         .merge(api)
         .merge(form::router())
         .merge(crate::search::routes::router())
+        .merge(accounts::routes::router())
+        .merge(accounts::forms::router())
         .route("/healthz", get(health::healthz))
         .route("/sw.js", get(offline::service_worker))
         .route("/api/{*rest}", any(error::not_found))
@@ -115,11 +120,20 @@ pub fn router(state: AppState) -> Router {
         .leptos_routes_with_context(
             &state,
             generate_route_list(App),
-            move || page_context(&data),
+            move || page_context(&store),
             move || shell(leptos_options.clone()),
         )
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
-        .layer(CompressionLayer::new());
+        .layer(CompressionLayer::new())
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            gate::pages_need_sign_in,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            session::identify,
+        ))
+        .layer(axum::middleware::from_fn(csrf::refuse_cross_site));
     security_headers::apply(routes)
         .layer(TraceLayer::new_for_http())
         .layer(axum::middleware::from_fn_with_state(
@@ -129,10 +143,20 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// What a page gets while it renders on the server: how to read its data, a fresh key
-/// for its form, and its Content-Security-Policy (with this response's nonce).
-fn page_context(data: &Data) {
-    provide_context(data.clone());
+/// What a page gets while it renders on the server: who is signed in and how to read
+/// their data, a fresh key for its form, and its Content-Security-Policy (with this
+/// response's nonce).
+fn page_context(store: &Store) {
+    let viewer = use_context::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Viewer>().cloned());
+    if let Some(viewer) = viewer {
+        provide_context(page_data::for_scope(store.clone(), &viewer.user_id));
+        provide_context(SignedInAs {
+            user_id: viewer.user_id,
+            username: viewer.username,
+            admin: viewer.admin,
+        });
+    }
     provide_context(FormKey(uuid::Uuid::new_v4().to_string()));
     if let (Some(nonce), Some(response)) =
         (leptos::nonce::use_nonce(), use_context::<ResponseOptions>())

@@ -17,27 +17,32 @@ pub async fn read_limited(
     body: Body,
     timeout: Duration,
 ) -> Result<Bytes, ApiError> {
+    read_at_most(headers, body, timeout, MAX_REQUEST_BYTES).await
+}
+
+/// Reads the whole body: at most `limit` bytes, within `timeout` in all.
+pub async fn read_at_most(
+    headers: &HeaderMap,
+    body: Body,
+    timeout: Duration,
+    limit: usize,
+) -> Result<Bytes, ApiError> {
+    let too_large = || ApiError::PayloadTooLarge { limit };
     // A declared length over the limit is refused before waiting for a byte of it.
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
-    if declared.is_some_and(|length| length > MAX_REQUEST_BYTES as u64) {
+    if declared.is_some_and(|length| length > limit as u64) {
         return Err(too_large());
     }
-    match tokio::time::timeout(timeout, axum::body::to_bytes(body, MAX_REQUEST_BYTES)).await {
+    match tokio::time::timeout(timeout, axum::body::to_bytes(body, limit)).await {
         Err(_) => Err(ApiError::RequestTimeout),
         Ok(Ok(bytes)) => Ok(bytes),
         Ok(Err(error)) if is_length_limit(&error) => Err(too_large()),
         Ok(Err(error)) => Err(ApiError::InvalidBody(format!(
             "the request body could not be read: {error}"
         ))),
-    }
-}
-
-fn too_large() -> ApiError {
-    ApiError::PayloadTooLarge {
-        limit: MAX_REQUEST_BYTES,
     }
 }
 

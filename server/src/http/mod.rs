@@ -2,5 +2,7 @@
 //! `Host` check, and the security headers.
 
 pub mod body;
+pub mod client;
+pub mod csrf;
 pub mod host;
 pub mod security_headers;

@@ -15,5 +15,6 @@ pub use gate::{KeyGates, Pass};
 pub use key::IdempotencyKey;
 pub use pipeline::{Applied, ClaimTicket, NextAction, Operation, execute};
 
-/// The scope every key lives in until accounts exist (PROTOCOL.md §Server 8).
+/// The scope of everything written before accounts existed (PROTOCOL.md §Server 8); the
+/// first admin takes it over at setup. Since then every scope is a user's id.
 pub const SHARED_SCOPE: &str = "shared";

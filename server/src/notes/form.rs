@@ -16,9 +16,10 @@ use app::api::{FORM_KEY_FIELD, FORM_PATH, NewNote};
 
 use super::new_note::ValidNewNote;
 use super::writes::{CreateNote, CreateReply};
+use crate::accounts::session::SignedIn;
 use crate::error::ApiError;
 use crate::http::body::read_limited;
-use crate::idempotency::{self, IdempotencyKey, SHARED_SCOPE};
+use crate::idempotency::{self, IdempotencyKey};
 use crate::state::AppState;
 use crate::timestamp;
 
@@ -40,7 +41,21 @@ struct Fields {
 }
 
 #[tracing::instrument(name = "form_create", skip_all, fields(key = tracing::field::Empty))]
-async fn submit(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
+async fn submit(
+    State(state): State<AppState>,
+    viewer: Result<SignedIn, ApiError>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    // A form sent after the session ended: sign in again (the text is in the browser's
+    // back history; the page's own saves keep it in the queue).
+    let Ok(SignedIn(viewer)) = viewer else {
+        return (
+            StatusCode::SEE_OTHER,
+            [(header::LOCATION, "/sign-in?next=/&error=unauthenticated")],
+        )
+            .into_response();
+    };
     let bytes = match read_limited(&headers, body, state.config.body_timeout).await {
         Ok(bytes) => bytes,
         Err(error) => return refused(&state, error, None),
@@ -78,7 +93,7 @@ async fn submit(State(state): State<AppState>, headers: HeaderMap, body: Body) -
         note,
         reply: CreateReply::RedirectHome,
     };
-    match idempotency::execute(&state, SHARED_SCOPE, &key, &create).await {
+    match idempotency::execute(&state, &viewer.user_id, &key, &create).await {
         Ok(answer) => answer.into_response(),
         Err(error) => {
             error.log(Some(key.as_str()));

@@ -12,8 +12,9 @@ use axum::routing::post;
 use app::api::NewNote;
 
 use super::new_note::ValidNewNote;
+use crate::accounts::session::SignedIn;
 use crate::error::ApiError;
-use crate::idempotency::{IdempotencyKey, SHARED_SCOPE};
+use crate::idempotency::IdempotencyKey;
 use crate::state::AppState;
 use crate::storage::Store;
 
@@ -22,7 +23,11 @@ pub fn router() -> Router<AppState> {
 }
 
 /// Parses and validates like the real route, then one INSERT in autocommit mode.
-async fn plain_insert(State(state): State<AppState>, body: Bytes) -> Result<Response, ApiError> {
+async fn plain_insert(
+    State(state): State<AppState>,
+    SignedIn(viewer): SignedIn,
+    body: Bytes,
+) -> Result<Response, ApiError> {
     let request: NewNote =
         serde_json::from_slice(&body).map_err(|e| ApiError::InvalidJson(e.to_string()))?;
     let new_note = ValidNewNote::parse(request)?;
@@ -30,7 +35,7 @@ async fn plain_insert(State(state): State<AppState>, body: Bytes) -> Result<Resp
     let key = IdempotencyKey::parse(&uuid::Uuid::new_v4().to_string())?;
     let note = new_note.to_note();
     let Store::Sqlite(db) = &state.store;
-    db.plain_insert(SHARED_SCOPE, &key, &new_note.fingerprint(), &note)
+    db.plain_insert(&viewer.user_id, &key, &new_note.fingerprint(), &note)
         .await?;
     Ok((StatusCode::CREATED, axum::Json(note)).into_response())
 }

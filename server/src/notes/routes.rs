@@ -19,9 +19,10 @@ use super::changes::{IfMatch, Lifecycle, ValidLifecycle, ValidNoteEdit};
 use super::cursor::Cursor;
 use super::new_note::ValidNewNote;
 use super::writes::{ChangeLifecycle, CreateNote, CreateReply, EditNote, etag};
+use crate::accounts::session::SignedIn;
 use crate::error::ApiError;
 use crate::http::body::{parse_json, read_limited, require_json};
-use crate::idempotency::{self, IdempotencyKey, Operation, SHARED_SCOPE};
+use crate::idempotency::{self, IdempotencyKey, Operation};
 use crate::state::AppState;
 
 /// Notes per page when the client does not say, and the most it may ask for.
@@ -64,9 +65,11 @@ enum Payload {
 }
 
 /// Runs every check of a write in the protocol's order — body size, key, media type,
-/// then the route's own parsing — and hands the operation to the pipeline once.
+/// then the route's own parsing — and hands the operation to the pipeline once, in the
+/// signed-in person's scope (the extractor answered 401 before any of this otherwise).
 async fn write<O: Operation>(
     state: &AppState,
+    scope: &str,
     headers: &HeaderMap,
     body: Body,
     payload: Payload,
@@ -82,7 +85,7 @@ async fn write<O: Operation>(
             require_json(headers)?;
         }
         let operation = parse(&bytes)?;
-        let answer = idempotency::execute(state, SHARED_SCOPE, &found, &operation).await?;
+        let answer = idempotency::execute(state, scope, &found, &operation).await?;
         if answer.replayed {
             tracing::info!(status = answer.stored.status, "replayed a stored answer");
         }
@@ -97,14 +100,26 @@ async fn write<O: Operation>(
 
 /// `POST /api/notes`.
 #[tracing::instrument(name = "create_note", skip_all, fields(key = tracing::field::Empty))]
-async fn create_note(State(state): State<AppState>, headers: HeaderMap, body: Body) -> Response {
-    write(&state, &headers, body, Payload::Json, |bytes| {
-        let request: NewNote = parse_json(bytes, "a note")?;
-        Ok(CreateNote {
-            note: ValidNewNote::parse(request)?,
-            reply: CreateReply::Json,
-        })
-    })
+async fn create_note(
+    State(state): State<AppState>,
+    SignedIn(viewer): SignedIn,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    write(
+        &state,
+        &viewer.user_id,
+        &headers,
+        body,
+        Payload::Json,
+        |bytes| {
+            let request: NewNote = parse_json(bytes, "a note")?;
+            Ok(CreateNote {
+                note: ValidNewNote::parse(request)?,
+                reply: CreateReply::Json,
+            })
+        },
+    )
     .await
 }
 
@@ -112,15 +127,23 @@ async fn create_note(State(state): State<AppState>, headers: HeaderMap, body: Bo
 #[tracing::instrument(name = "edit_note", skip_all, fields(key = tracing::field::Empty, %id))]
 async fn edit_note(
     State(state): State<AppState>,
+    SignedIn(viewer): SignedIn,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Body,
 ) -> Response {
     let if_match = IfMatch::from_headers(&headers);
-    write(&state, &headers, body, Payload::Json, |bytes| {
-        let request: NoteEdit = parse_json(bytes, "an edit")?;
-        Ok(EditNote(ValidNoteEdit::parse(&id, request, if_match)?))
-    })
+    write(
+        &state,
+        &viewer.user_id,
+        &headers,
+        body,
+        Payload::Json,
+        |bytes| {
+            let request: NoteEdit = parse_json(bytes, "an edit")?;
+            Ok(EditNote(ValidNoteEdit::parse(&id, request, if_match)?))
+        },
+    )
     .await
 }
 
@@ -133,6 +156,7 @@ struct DeleteParams {
 #[tracing::instrument(name = "delete_note", skip_all, fields(key = tracing::field::Empty, %id))]
 async fn delete_note(
     State(state): State<AppState>,
+    SignedIn(viewer): SignedIn,
     Path(id): Path<String>,
     uri: Uri,
     headers: HeaderMap,
@@ -151,29 +175,39 @@ async fn delete_note(
         Ok(change) => change,
         Err(error) => return error.into_response(),
     };
-    lifecycle(&state, id, &headers, body, change).await
+    lifecycle(&state, &viewer.user_id, id, &headers, body, change).await
 }
 
 /// `POST /api/notes/{id}/restore`.
 #[tracing::instrument(name = "restore_note", skip_all, fields(key = tracing::field::Empty, %id))]
 async fn restore_note(
     State(state): State<AppState>,
+    SignedIn(viewer): SignedIn,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    lifecycle(&state, id, &headers, body, Lifecycle::Restore).await
+    lifecycle(
+        &state,
+        &viewer.user_id,
+        id,
+        &headers,
+        body,
+        Lifecycle::Restore,
+    )
+    .await
 }
 
 async fn lifecycle(
     state: &AppState,
+    scope: &str,
     id: String,
     headers: &HeaderMap,
     body: Body,
     change: Lifecycle,
 ) -> Response {
     let if_match = IfMatch::from_headers(headers);
-    write(state, headers, body, Payload::None, |_| {
+    write(state, scope, headers, body, Payload::None, |_| {
         Ok(ChangeLifecycle(ValidLifecycle {
             id,
             change,
@@ -213,21 +247,29 @@ pub fn parse_limit(text: Option<&str>) -> Result<u32, ApiError> {
 }
 
 /// `GET /api/notes?limit=&cursor=`: notes not in the trash, newest first.
-async fn list_notes(State(state): State<AppState>, uri: Uri) -> Result<Response, ApiError> {
+async fn list_notes(
+    State(state): State<AppState>,
+    SignedIn(viewer): SignedIn,
+    uri: Uri,
+) -> Result<Response, ApiError> {
     let (limit, cursor) = page_params(&uri)?;
     let page = state
         .store
-        .list_notes(SHARED_SCOPE, limit, cursor.as_ref())
+        .list_notes(&viewer.user_id, limit, cursor.as_ref())
         .await?;
     Ok(axum::Json(page).into_response())
 }
 
 /// `GET /api/trash?limit=&cursor=`: notes in the trash, latest moved first.
-async fn list_trash(State(state): State<AppState>, uri: Uri) -> Result<Response, ApiError> {
+async fn list_trash(
+    State(state): State<AppState>,
+    SignedIn(viewer): SignedIn,
+    uri: Uri,
+) -> Result<Response, ApiError> {
     let (limit, cursor) = page_params(&uri)?;
     let page = state
         .store
-        .list_trash(SHARED_SCOPE, limit, cursor.as_ref())
+        .list_trash(&viewer.user_id, limit, cursor.as_ref())
         .await?;
     Ok(axum::Json(page).into_response())
 }
@@ -235,9 +277,10 @@ async fn list_trash(State(state): State<AppState>, uri: Uri) -> Result<Response,
 /// `GET /api/notes/{id}`, with the note's version as its `ETag`.
 async fn get_note(
     State(state): State<AppState>,
+    SignedIn(viewer): SignedIn,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    match state.store.get_note(SHARED_SCOPE, &id).await? {
+    match state.store.get_note(&viewer.user_id, &id).await? {
         Some(note) => Ok(([(header::ETAG, etag(&note))], axum::Json(note)).into_response()),
         None => Err(ApiError::NotFound(format!("no note has the id {id:?}"))),
     }
@@ -246,9 +289,10 @@ async fn get_note(
 /// `GET /api/notes/{id}/revisions`: every accepted write, oldest first.
 async fn list_revisions(
     State(state): State<AppState>,
+    SignedIn(viewer): SignedIn,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    match state.store.revisions(SHARED_SCOPE, &id).await? {
+    match state.store.revisions(&viewer.user_id, &id).await? {
         Some(revisions) => Ok(axum::Json(Revisions { revisions }).into_response()),
         None => Err(ApiError::NotFound(format!("no note has the id {id:?}"))),
     }

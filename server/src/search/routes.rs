@@ -9,8 +9,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde::Deserialize;
 
+use crate::accounts::session::SignedIn;
 use crate::error::ApiError;
-use crate::idempotency::SHARED_SCOPE;
 use crate::notes::routes::{allow, parse_limit};
 use crate::state::AppState;
 
@@ -25,14 +25,18 @@ struct SearchParams {
     cursor: Option<String>,
 }
 
-async fn search(State(state): State<AppState>, uri: Uri) -> Result<Response, ApiError> {
+async fn search(
+    State(state): State<AppState>,
+    SignedIn(viewer): SignedIn,
+    uri: Uri,
+) -> Result<Response, ApiError> {
     let params = Query::<SearchParams>::try_from_uri(&uri)
         .map_err(|e| ApiError::InvalidQuery(e.body_text()))?
         .0;
     let limit = parse_limit(params.limit.as_deref())?;
     let page = super::find(
         &state.store,
-        SHARED_SCOPE,
+        &viewer.user_id,
         params.q.as_deref().unwrap_or(""),
         limit,
         params.cursor.as_deref(),

@@ -9,6 +9,7 @@ use std::future::Future;
 
 use app::api::{Note, NotesPage, Revision, RevisionKind};
 
+use crate::accounts::{NewUser, User, Viewer};
 use crate::config::{Config, DatabaseUrl};
 use crate::error::ApiError;
 use crate::idempotency::{
@@ -32,90 +33,91 @@ impl Store {
             )),
         }
     }
+}
 
+/// Each reader and writer of [`Store`] hands the call to the database that runs; the
+/// handlers never know which one it is.
+macro_rules! delegate {
+    ($( $(#[$doc:meta])* fn $name:ident(&self $(, $arg:ident: $ty:ty)*) -> $ret:ty; )*) => {
+        impl Store {
+            $(
+                $(#[$doc])*
+                pub async fn $name(&self $(, $arg: $ty)*) -> $ret {
+                    match self {
+                        Store::Sqlite(db) => db.$name($($arg),*).await,
+                    }
+                }
+            )*
+        }
+    };
+}
+
+delegate! {
     /// Whether the database answers a query.
-    pub async fn ping(&self) -> Result<(), ApiError> {
-        match self {
-            Store::Sqlite(db) => db.ping().await,
-        }
-    }
-
-    /// A page of the notes in the trash, latest moved first.
-    pub async fn list_trash(
-        &self,
-        scope: &str,
-        limit: u32,
-        cursor: Option<&Cursor>,
-    ) -> Result<NotesPage, ApiError> {
-        match self {
-            Store::Sqlite(db) => db.list_trash(scope, limit, cursor).await,
-        }
-    }
-
-    /// Every revision of a note, oldest first; `None` if there is no such note.
-    pub async fn revisions(
-        &self,
-        scope: &str,
-        id: &str,
-    ) -> Result<Option<Vec<Revision>>, ApiError> {
-        match self {
-            Store::Sqlite(db) => db.revisions(scope, id).await,
-        }
-    }
-
-    /// Notes matching `query` (not in the trash), best first: `limit` from `offset`.
-    pub async fn search(
-        &self,
-        scope: &str,
-        query: &SearchQuery,
-        limit: u32,
-        offset: u32,
-    ) -> Result<Vec<Note>, ApiError> {
-        match self {
-            Store::Sqlite(db) => db.search(scope, query, limit, offset).await,
-        }
-    }
-
-    /// Deletes for good the notes that went to the trash before `cutoff`; returns how
-    /// many went.
-    pub async fn empty_trash_before(&self, cutoff: &str, now: &str) -> Result<u64, ApiError> {
-        match self {
-            Store::Sqlite(db) => db.empty_trash_before(cutoff, now).await,
-        }
-    }
-
+    fn ping(&self) -> Result<(), ApiError>;
     /// A page of notes not in the trash, newest first.
-    pub async fn list_notes(
-        &self,
-        scope: &str,
-        limit: u32,
-        cursor: Option<&Cursor>,
-    ) -> Result<NotesPage, ApiError> {
-        match self {
-            Store::Sqlite(db) => db.list_notes(scope, limit, cursor).await,
-        }
-    }
-
-    /// One note.
-    pub async fn get_note(&self, scope: &str, id: &str) -> Result<Option<Note>, ApiError> {
-        match self {
-            Store::Sqlite(db) => db.get_note(scope, id).await,
-        }
-    }
-
+    fn list_notes(&self, scope: &str, limit: u32, cursor: Option<&Cursor>) -> Result<NotesPage, ApiError>;
+    /// A page of the notes in the trash, latest moved first.
+    fn list_trash(&self, scope: &str, limit: u32, cursor: Option<&Cursor>) -> Result<NotesPage, ApiError>;
+    /// One note (in the trash or not).
+    fn get_note(&self, scope: &str, id: &str) -> Result<Option<Note>, ApiError>;
+    /// Every revision of a note, oldest first; `None` if there is no such note.
+    fn revisions(&self, scope: &str, id: &str) -> Result<Option<Vec<Revision>>, ApiError>;
+    /// Notes matching `query` (not in the trash), best first: `limit` from `offset`.
+    fn search(&self, scope: &str, query: &SearchQuery, limit: u32, offset: u32) -> Result<Vec<Note>, ApiError>;
+    /// Every note of a scope (for an export), in the trash or not, oldest first.
+    fn all_notes(&self, scope: &str) -> Result<Vec<Note>, ApiError>;
+    /// Deletes for good the notes that went to the trash before `cutoff`.
+    fn empty_trash_before(&self, cutoff: &str, now: &str) -> Result<u64, ApiError>;
     /// Deletes expired idempotency rows; returns how many went.
-    pub async fn sweep_expired(&self, now: &str) -> Result<u64, ApiError> {
-        match self {
-            Store::Sqlite(db) => db.sweep_expired(now).await,
-        }
-    }
-
+    fn sweep_expired(&self, now: &str) -> Result<u64, ApiError>;
+    /// Deletes expired sessions.
+    fn sweep_sessions(&self, now: &str) -> Result<u64, ApiError>;
     /// Closes every connection (at shutdown).
-    pub async fn close(&self) {
-        match self {
-            Store::Sqlite(db) => db.close().await,
-        }
-    }
+    fn close(&self) -> ();
+    /// How many accounts exist.
+    fn user_count(&self) -> Result<i64, ApiError>;
+    /// Whether the first admin exists.
+    fn setup_done(&self) -> Result<bool, ApiError>;
+    /// Makes `user` the first admin unless another setup won (false then).
+    fn create_first_admin(&self, user: &NewUser) -> Result<bool, ApiError>;
+    /// Keeps a one-time setup link's token (as its digest).
+    fn add_setup_token(&self, token_hash: &str, now: &str) -> Result<(), ApiError>;
+    /// Whether a setup link is one this server printed.
+    fn setup_token_exists(&self, token_hash: &str) -> Result<bool, ApiError>;
+    /// A new account (409 if the name is taken).
+    fn create_user(&self, user: &NewUser) -> Result<(), ApiError>;
+    /// A user and their password hash, by name (any case).
+    fn user_by_name(&self, username: &str) -> Result<Option<(User, String)>, ApiError>;
+    /// A user and their password hash, by id.
+    fn user_by_id(&self, id: &str) -> Result<Option<(User, String)>, ApiError>;
+    /// Every account.
+    fn list_users(&self) -> Result<Vec<User>, ApiError>;
+    /// Disables (ending every session) or enables an account; false if there is none.
+    fn set_disabled(&self, id: &str, disabled_at: Option<&str>) -> Result<bool, ApiError>;
+    /// A new password; every session of the user ends.
+    fn set_password(&self, id: &str, hash: &str, now: &str) -> Result<(), ApiError>;
+    /// A new session.
+    fn create_session(&self, token_hash: &str, user_id: &str, now: &str, expires_at: &str) -> Result<(), ApiError>;
+    /// The person a live session belongs to, and when it was last seen.
+    fn session_viewer(&self, token_hash: &str, now: &str) -> Result<Option<(Viewer, String)>, ApiError>;
+    /// Keeps a session alive.
+    fn touch_session(&self, token_hash: &str, now: &str, expires_at: &str) -> Result<(), ApiError>;
+    /// Ends a session.
+    fn delete_session(&self, token_hash: &str) -> Result<(), ApiError>;
+    /// A new invitation.
+    fn create_invitation(&self, token_hash: &str, created_by: &str, now: &str, expires_at: &str) -> Result<(), ApiError>;
+    /// Uses an invitation once to make `user`; false if it was used or expired.
+    fn accept_invitation(&self, token_hash: &str, user: &NewUser) -> Result<bool, ApiError>;
+    /// Until when a sign-in bucket is locked, if it is.
+    fn locked_until(&self, bucket: &str) -> Result<Option<String>, ApiError>;
+    /// Counts a failed sign-in (a window begun before `cutoff` starts over); returns the
+    /// failures in the window.
+    fn count_failure(&self, bucket: &str, now: &str, cutoff: &str) -> Result<i64, ApiError>;
+    /// Locks a sign-in bucket until `until`.
+    fn lock_bucket(&self, bucket: &str, until: &str) -> Result<(), ApiError>;
+    /// Forgets a sign-in bucket (after a success).
+    fn clear_limit(&self, bucket: &str) -> Result<(), ApiError>;
 }
 
 /// The idempotency side of a database: read a committed answer, claim a key inside a

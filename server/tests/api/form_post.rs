@@ -3,15 +3,24 @@
 
 use crate::helpers::{TestApp, spawn_app};
 
-fn no_redirects() -> reqwest::Client {
+/// A signed-in client that does not follow redirects.
+fn no_redirects(app: &TestApp) -> reqwest::Client {
+    let mut headers = reqwest::header::HeaderMap::new();
+    if let Some(token) = &app.session {
+        headers.insert(
+            reqwest::header::COOKIE,
+            format!("oncenote_session={token}").parse().unwrap(),
+        );
+    }
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
+        .default_headers(headers)
         .build()
         .unwrap()
 }
 
 async fn send_form(app: &TestApp, fields: &[(&str, &str)]) -> reqwest::Response {
-    no_redirects()
+    no_redirects(app)
         .post(app.url("/notes"))
         .form(fields)
         .send()

@@ -8,10 +8,17 @@ use server::startup::Application;
 use sqlx::SqlitePool;
 use tempfile::TempDir;
 
+/// The first admin every test app is made with.
+pub const ADMIN: &str = "admin";
+pub const ADMIN_PASSWORD: &str = "admin password";
+
 pub struct TestApp {
     pub address: String,
     pub pool: SqlitePool,
+    /// A client signed in as the admin (every request carries the session cookie).
     pub client: reqwest::Client,
+    /// The admin's session token (for raw requests).
+    pub session: Option<String>,
     pub database_url: String,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
     server: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
@@ -28,7 +35,9 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let database_url = format!("sqlite://{}", dir.path().join("oncenote.db").display());
     let mut config = Config::for_tests(database_url.clone());
+    config.admin = Some((ADMIN.into(), ADMIN_PASSWORD.into()));
     configure(&mut config);
+    let signed_in = config.admin.clone();
     let app = Application::build(config)
         .await
         .expect("the application starts");
@@ -41,17 +50,97 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
     let server = tokio::spawn(app.run_until(async move {
         let _ = stop.await;
     }));
-    TestApp {
+    let mut app = TestApp {
         address,
         pool,
-        client: reqwest::Client::builder()
-            .timeout(Duration::from_secs(30))
-            .build()
-            .expect("an HTTP client"),
+        client: anonymous(),
+        session: None,
         database_url,
         shutdown: Some(shutdown),
         server: Some(server),
         _dir: dir,
+    };
+    if let Some((username, password)) = signed_in {
+        let token = app.sign_in(&username, &password).await;
+        app.client = client_with(&token);
+        app.session = Some(token);
+    }
+    app
+}
+
+/// A client with no session.
+pub fn anonymous() -> reqwest::Client {
+    reqwest::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .build()
+        .expect("an HTTP client")
+}
+
+/// A client whose every request carries this session token.
+pub fn client_with(token: &str) -> reqwest::Client {
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert(
+        reqwest::header::COOKIE,
+        format!("oncenote_session={token}")
+            .parse()
+            .expect("a cookie"),
+    );
+    reqwest::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .default_headers(headers)
+        .build()
+        .expect("an HTTP client")
+}
+
+/// The session token in an answer's `Set-Cookie`.
+pub fn session_token(response: &reqwest::Response) -> Option<String> {
+    response
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find_map(|v| v.strip_prefix("oncenote_session="))
+        .map(|v| v.split(';').next().unwrap_or_default().to_owned())
+        .filter(|v| !v.is_empty())
+}
+
+impl TestApp {
+    /// Signs in; returns the session token.
+    pub async fn sign_in(&self, username: &str, password: &str) -> String {
+        let response = anonymous()
+            .post(self.url("/api/session"))
+            .json(&serde_json::json!({ "username": username, "password": password }))
+            .send()
+            .await
+            .expect("the server answers");
+        assert_eq!(response.status(), 204, "signing in as {username}");
+        session_token(&response).expect("a session cookie")
+    }
+
+    /// A new user (invited by the admin), signed in: their client.
+    pub async fn new_user(&self, username: &str) -> reqwest::Client {
+        let invitation: serde_json::Value = self
+            .client
+            .post(self.url("/api/invitations"))
+            .send()
+            .await
+            .expect("the server answers")
+            .json()
+            .await
+            .expect("an invitation");
+        let token = invitation["token"].as_str().expect("a token");
+        let response = anonymous()
+            .post(self.url(&format!("/api/invitations/{token}/accept")))
+            .json(&serde_json::json!({ "username": username, "password": "password of a user" }))
+            .send()
+            .await
+            .expect("the server answers");
+        assert_eq!(
+            response.status(),
+            201,
+            "accepting an invitation for {username}"
+        );
+        client_with(&session_token(&response).expect("a session cookie"))
     }
 }
 
@@ -245,7 +334,20 @@ impl TestApp {
         let mut stream = tokio::net::TcpStream::connect(address)
             .await
             .expect("connect");
-        stream.write_all(request).await.expect("write");
+        // The admin's session goes with every raw request that does not bring its own.
+        let request = match (&self.session, find(request, b"\r\n")) {
+            (Some(token), Some(line_end))
+                if find(request, b"\r\nCookie:").is_none()
+                    && find(request, b"\r\ncookie:").is_none() =>
+            {
+                let mut with = request[..line_end + 2].to_vec();
+                with.extend_from_slice(format!("Cookie: oncenote_session={token}\r\n").as_bytes());
+                with.extend_from_slice(&request[line_end + 2..]);
+                with
+            }
+            _ => request.to_vec(),
+        };
+        stream.write_all(&request).await.expect("write");
         // Read until the answer is complete (by its length, or its last chunk), not until
         // the connection closes: after refusing an oversized body the server may keep
         // the connection open for the rest of it.
@@ -264,6 +366,10 @@ impl TestApp {
         }
         parse_answer(&raw)
     }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 fn answer_complete(raw: &[u8]) -> bool {

@@ -140,13 +140,12 @@ async fn an_idle_keep_alive_connection_is_closed_after_the_header_timeout() {
 async fn a_body_that_trickles_past_the_body_timeout_is_408_and_writes_nothing() {
     let app = spawn_app_with(|c| c.body_timeout = Duration::from_secs(1)).await;
     let mut stream = connect(&app).await;
-    stream
-        .write_all(
-            b"POST /api/notes HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
-              Idempotency-Key: slow\r\nContent-Length: 100\r\n\r\n{\"title\"",
-        )
-        .await
-        .unwrap();
+    let head = format!(
+        "POST /api/notes HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Cookie: oncenote_session={}\r\nIdempotency-Key: slow\r\nContent-Length: 100\r\n\r\n{{\"title\"",
+        app.session.as_deref().unwrap_or_default()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
     let (answer, _) = read_until_closed(&mut stream, Duration::from_secs(5)).await;
     let text = String::from_utf8_lossy(&answer);
     assert!(text.starts_with("HTTP/1.1 408"), "{text}");

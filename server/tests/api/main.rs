@@ -1,5 +1,6 @@
 //! Integration tests: the real server on port 0, a fresh SQLite database per test.
 
+mod accounts;
 mod form_post;
 mod helpers;
 mod hostile_inputs;

@@ -10,6 +10,8 @@
 //!   writer (another process on the same file, a backup). The lock is waited for
 //!   `key_wait` at most; past that the answer is 503 `database-busy`.
 
+mod accounts;
+
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -36,8 +38,8 @@ const READERS: u32 = 8;
 
 #[derive(Clone)]
 pub struct SqliteStore {
-    writer: SqlitePool,
-    reader: SqlitePool,
+    pub(super) writer: SqlitePool,
+    pub(super) reader: SqlitePool,
 }
 
 impl SqliteStore {
@@ -229,6 +231,16 @@ impl SqliteStore {
             .execute(&self.writer)
             .await?;
         Ok(result.rows_affected())
+    }
+
+    pub async fn all_notes(&self, scope: &str) -> Result<Vec<Note>, ApiError> {
+        let rows: Vec<NoteRow> = sqlx::query_as(&format!(
+            "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = ? ORDER BY created_at, id"
+        ))
+        .bind(scope)
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(rows.into_iter().map(Note::from).collect())
     }
 
     pub async fn close(&self) {

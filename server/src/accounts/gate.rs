@@ -1,0 +1,91 @@
+//! Pages that show notes need a signed-in person: anyone else is sent to sign in (or, on a
+//! fresh install with no account yet, to the setup page). Every page also says whose it is
+//! (`X-Oncenote-User`), so the service worker keeps each person's pages apart and never
+//! serves one person's kept pages to another.
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use super::Viewer;
+use crate::state::AppState;
+
+/// The header that names a page's owner for the service worker (`-`: nobody).
+pub const USER_HEADER: &str = "x-oncenote-user";
+
+/// Whether a path is a page of someone's notes.
+fn is_private_page(path: &str) -> bool {
+    matches!(path, "/" | "/trash" | "/search" | "/account" | "/admin")
+        || path.starts_with("/notes/")
+}
+
+pub async fn pages_need_sign_in(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let viewer = request.extensions().get::<Viewer>().cloned();
+    let is_page_load = request.method() == Method::GET;
+    if is_page_load && viewer.is_none() && is_private_page(request.uri().path()) {
+        let to = if state.store.setup_done().await.unwrap_or(true) {
+            let wanted = request
+                .uri()
+                .path_and_query()
+                .map_or("/", |p| p.as_str())
+                .to_owned();
+            let wanted = serde_urlencoded::to_string([("next", wanted)]).unwrap_or_default();
+            format!("/sign-in?{wanted}")
+        } else {
+            "/setup".to_owned()
+        };
+        let mut response = StatusCode::SEE_OTHER.into_response();
+        if let Ok(location) = HeaderValue::from_str(&to) {
+            response.headers_mut().insert(header::LOCATION, location);
+        }
+        return response;
+    }
+    let mut response = next.run(request).await;
+    let is_html = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/html"));
+    if is_page_load && is_html {
+        let owner = viewer.map_or("-".to_owned(), |v| v.user_id);
+        if let Ok(owner) = HeaderValue::from_str(&owner) {
+            response.headers_mut().insert(USER_HEADER, owner);
+        }
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pages_of_notes_are_private_and_the_way_in_is_not() {
+        for path in [
+            "/",
+            "/notes/abc",
+            "/notes/abc/history",
+            "/trash",
+            "/search",
+            "/account",
+            "/admin",
+        ] {
+            assert!(is_private_page(path), "{path}");
+        }
+        for path in [
+            "/sign-in",
+            "/setup",
+            "/invite/abc",
+            "/sw.js",
+            "/pkg/x.wasm",
+            "/healthz",
+        ] {
+            assert!(!is_private_page(path), "{path}");
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! Sessions. The cookie `oncenote_session` holds a random token (`HttpOnly`,
+//! `SameSite=Lax`, `Secure` over HTTPS); the database keeps its SHA-256, the user, and when
+//! it expires. Every request's cookie is looked up once (`identify`); handlers ask for the
+//! signed-in person with the `SignedIn` and `AdminSignedIn` extractors, which answer 401
+//! (or 403) before anything else runs — so a request that fails authentication stores
+//! nothing. A sign-in always makes a new token (the old one, if any, is deleted).
+
+use std::time::Duration;
+
+use axum::extract::{FromRequestParts, Request, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use super::{Viewer, tokens};
+use crate::error::ApiError;
+use crate::http::client::{ClientAddr, is_https};
+use crate::state::AppState;
+use crate::timestamp;
+
+/// The session cookie's name.
+pub const COOKIE: &str = "oncenote_session";
+
+/// A session is kept alive at most this often (a write), not at every request.
+const KEEP_ALIVE_EVERY: Duration = Duration::from_secs(3600);
+
+/// Looks up the request's session cookie and attaches the signed-in person, if any.
+pub async fn identify(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+    if let Some(token) = cookie(request.headers(), COOKIE) {
+        let hash = tokens::digest(&token);
+        let now = timestamp::now();
+        match state
+            .store
+            .session_viewer(&hash, &timestamp::format(now))
+            .await
+        {
+            Ok(Some((viewer, last_seen))) => {
+                keep_alive(&state, &hash, &last_seen, now);
+                request.extensions_mut().insert(viewer);
+            }
+            Ok(None) => {}
+            Err(error) => {
+                error.log(None);
+                return error.into_response();
+            }
+        }
+    }
+    next.run(request).await
+}
+
+/// Moves a session's expiry forward once in a while, off the request's path.
+fn keep_alive(state: &AppState, hash: &str, last_seen: &str, now: chrono::DateTime<chrono::Utc>) {
+    let stale = chrono::DateTime::parse_from_rfc3339(last_seen)
+        .map(|seen| {
+            now - seen.to_utc() > chrono::Duration::from_std(KEEP_ALIVE_EVERY).unwrap_or_default()
+        })
+        .unwrap_or(true);
+    if !stale {
+        return;
+    }
+    let (store, hash) = (state.store.clone(), hash.to_owned());
+    let expires = timestamp::format(timestamp::after(now, state.config.session_lifetime));
+    tokio::spawn(async move {
+        if let Err(error) = store
+            .touch_session(&hash, &timestamp::format(now), &expires)
+            .await
+        {
+            tracing::warn!(%error, "could not keep a session alive");
+        }
+    });
+}
+
+/// The value of cookie `name` in the request's `Cookie` headers.
+pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(key, _)| *key == name)
+        .map(|(_, value)| value.trim().to_owned())
+        .filter(|value| !value.is_empty())
+}
+
+/// The signed-in person, or 401 `unauthenticated`.
+pub struct SignedIn(pub Viewer);
+
+impl<S: Send + Sync> FromRequestParts<S> for SignedIn {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
+        parts
+            .extensions
+            .get::<Viewer>()
+            .cloned()
+            .map(SignedIn)
+            .ok_or(ApiError::Unauthenticated)
+    }
+}
+
+/// A signed-in admin, or 401 / 403 `admin-only`.
+pub struct AdminSignedIn(pub Viewer);
+
+impl<S: Send + Sync> FromRequestParts<S> for AdminSignedIn {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let SignedIn(viewer) = SignedIn::from_request_parts(parts, state).await?;
+        if viewer.admin {
+            Ok(AdminSignedIn(viewer))
+        } else {
+            Err(ApiError::AdminOnly)
+        }
+    }
+}
+
+/// Where a request stands for cookies: over HTTPS or not.
+#[derive(Clone, Copy, Debug)]
+pub struct CookieSecurity(pub bool);
+
+impl FromRequestParts<AppState> for CookieSecurity {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
+        let peer = parts.extensions.get::<ClientAddr>().copied();
+        Ok(CookieSecurity(is_https(
+            &parts.headers,
+            peer,
+            &state.config,
+        )))
+    }
+}
+
+/// Starts a session for `user_id` (ending `previous`, the session the request came with,
+/// if any: the token changes at every sign-in); returns the `Set-Cookie` value.
+pub async fn start(
+    state: &AppState,
+    user_id: &str,
+    previous: Option<&Viewer>,
+    security: CookieSecurity,
+) -> Result<HeaderValue, ApiError> {
+    if let Some(previous) = previous {
+        state.store.delete_session(&previous.session).await?;
+    }
+    let token = tokens::new_token();
+    let now = timestamp::now();
+    state
+        .store
+        .create_session(
+            &tokens::digest(&token),
+            user_id,
+            &timestamp::format(now),
+            &timestamp::format(timestamp::after(now, state.config.session_lifetime)),
+        )
+        .await?;
+    Ok(set_cookie(&token, state.config.session_lifetime, security))
+}
+
+/// `Set-Cookie` for a session token.
+fn set_cookie(token: &str, lifetime: Duration, security: CookieSecurity) -> HeaderValue {
+    let secure = if security.0 { "; Secure" } else { "" };
+    HeaderValue::from_str(&format!(
+        "{COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{secure}",
+        lifetime.as_secs()
+    ))
+    .expect("a token is hex")
+}
+
+/// `Set-Cookie` that ends the session cookie in the browser.
+pub fn clear_cookie(security: CookieSecurity) -> HeaderValue {
+    let secure = if security.0 { "; Secure" } else { "" };
+    HeaderValue::from_str(&format!(
+        "{COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0{secure}"
+    ))
+    .expect("a fixed cookie")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_session_cookie_is_read_among_others() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::COOKIE,
+            HeaderValue::from_static("theme=dark; oncenote_session=abc123; other=1"),
+        );
+        assert_eq!(cookie(&headers, COOKIE).as_deref(), Some("abc123"));
+        assert_eq!(cookie(&headers, "missing"), None);
+    }
+
+    #[test]
+    fn the_cookie_is_http_only_same_site_lax_and_secure_over_https() {
+        let plain = set_cookie("t", Duration::from_secs(60), CookieSecurity(false));
+        let plain = plain.to_str().unwrap();
+        assert!(plain.contains("HttpOnly") && plain.contains("SameSite=Lax"));
+        assert!(!plain.contains("Secure"));
+        let secure = set_cookie("t", Duration::from_secs(60), CookieSecurity(true));
+        assert!(secure.to_str().unwrap().ends_with("; Secure"));
+    }
+}

@@ -1,0 +1,384 @@
+//! The SQL of accounts on SQLite: users, the first-admin row, setup links, sessions,
+//! invitations and sign-in limits.
+
+use sqlx::Row;
+
+use super::SqliteStore;
+use crate::accounts::{NewUser, User, Viewer};
+use crate::error::ApiError;
+use crate::idempotency::SHARED_SCOPE;
+
+/// Tables whose rows belong to a scope (moved from the shared scope to the first admin).
+const SCOPED_TABLES: [&str; 4] = ["notes", "revisions", "tombstones", "idempotency_keys"];
+
+#[derive(sqlx::FromRow)]
+struct UserRow {
+    id: String,
+    username: String,
+    is_admin: bool,
+    disabled_at: Option<String>,
+    created_at: String,
+}
+
+impl From<UserRow> for User {
+    fn from(row: UserRow) -> Self {
+        User {
+            id: row.id,
+            username: row.username,
+            admin: row.is_admin,
+            disabled: row.disabled_at.is_some(),
+            created_at: row.created_at,
+        }
+    }
+}
+
+/// A unique-constraint failure on the usernames: the name is taken.
+fn taken(error: sqlx::Error) -> ApiError {
+    match &error {
+        sqlx::Error::Database(db) if db.message().contains("users.username") => {
+            ApiError::UsernameTaken
+        }
+        _ => error.into(),
+    }
+}
+
+async fn insert_user<'e>(
+    executor: impl sqlx::SqliteExecutor<'e>,
+    user: &NewUser,
+) -> Result<(), ApiError> {
+    sqlx::query(
+        "INSERT INTO users (id, username, password_hash, is_admin, created_at, password_changed_at) \
+         VALUES (?, ?, ?, ?, ?, ?)",
+    )
+    .bind(&user.id)
+    .bind(&user.username)
+    .bind(&user.password_hash)
+    .bind(user.admin)
+    .bind(&user.created_at)
+    .bind(&user.created_at)
+    .execute(executor)
+    .await
+    .map_err(taken)?;
+    Ok(())
+}
+
+impl SqliteStore {
+    pub async fn user_count(&self) -> Result<i64, ApiError> {
+        Ok(sqlx::query_scalar("SELECT COUNT(*) FROM users")
+            .fetch_one(&self.reader)
+            .await?)
+    }
+
+    pub async fn setup_done(&self) -> Result<bool, ApiError> {
+        let done: Option<i64> = sqlx::query_scalar("SELECT 1 FROM setup WHERE id = 1")
+            .fetch_optional(&self.reader)
+            .await?;
+        Ok(done.is_some())
+    }
+
+    /// Makes `user` the first admin, if no one is yet: the user, the setup row and the
+    /// notes from before accounts move to them, in one transaction. False if another
+    /// setup won.
+    pub async fn create_first_admin(&self, user: &NewUser) -> Result<bool, ApiError> {
+        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
+        let done: Option<i64> = sqlx::query_scalar("SELECT 1 FROM setup WHERE id = 1")
+            .fetch_optional(&mut *tx)
+            .await?;
+        if done.is_some() {
+            return Ok(false);
+        }
+        insert_user(&mut *tx, user).await?;
+        sqlx::query("INSERT INTO setup (id, admin_id, done_at) VALUES (1, ?, ?)")
+            .bind(&user.id)
+            .bind(&user.created_at)
+            .execute(&mut *tx)
+            .await?;
+        for table in SCOPED_TABLES {
+            sqlx::query(&format!("UPDATE {table} SET scope = ? WHERE scope = ?"))
+                .bind(&user.id)
+                .bind(SHARED_SCOPE)
+                .execute(&mut *tx)
+                .await?;
+        }
+        sqlx::query("DELETE FROM setup_tokens")
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    pub async fn add_setup_token(&self, token_hash: &str, now: &str) -> Result<(), ApiError> {
+        sqlx::query("INSERT INTO setup_tokens (token_hash, created_at) VALUES (?, ?)")
+            .bind(token_hash)
+            .bind(now)
+            .execute(&self.writer)
+            .await?;
+        Ok(())
+    }
+
+    pub async fn setup_token_exists(&self, token_hash: &str) -> Result<bool, ApiError> {
+        let found: Option<i64> =
+            sqlx::query_scalar("SELECT 1 FROM setup_tokens WHERE token_hash = ?")
+                .bind(token_hash)
+                .fetch_optional(&self.reader)
+                .await?;
+        Ok(found.is_some())
+    }
+
+    pub async fn create_user(&self, user: &NewUser) -> Result<(), ApiError> {
+        insert_user(&self.writer, user).await
+    }
+
+    /// A user and their password hash, by username (any case).
+    pub async fn user_by_name(&self, username: &str) -> Result<Option<(User, String)>, ApiError> {
+        self.user_where("username = ?", username).await
+    }
+
+    pub async fn user_by_id(&self, id: &str) -> Result<Option<(User, String)>, ApiError> {
+        self.user_where("id = ?", id).await
+    }
+
+    async fn user_where(
+        &self,
+        condition: &str,
+        value: &str,
+    ) -> Result<Option<(User, String)>, ApiError> {
+        let row = sqlx::query(&format!(
+            "SELECT id, username, is_admin, disabled_at, created_at, password_hash FROM users WHERE {condition}"
+        ))
+        .bind(value)
+        .fetch_optional(&self.reader)
+        .await?;
+        row.map(|row| {
+            let hash: String = row.try_get("password_hash")?;
+            let user = <UserRow as sqlx::FromRow<_>>::from_row(&row)?;
+            Ok((user.into(), hash))
+        })
+        .transpose()
+        .map_err(|e: sqlx::Error| e.into())
+    }
+
+    pub async fn list_users(&self) -> Result<Vec<User>, ApiError> {
+        let rows: Vec<UserRow> = sqlx::query_as(
+            "SELECT id, username, is_admin, disabled_at, created_at FROM users ORDER BY created_at, username",
+        )
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(rows.into_iter().map(User::from).collect())
+    }
+
+    /// Disables (ending every session) or enables a user; false if there is no such user.
+    pub async fn set_disabled(
+        &self,
+        id: &str,
+        disabled_at: Option<&str>,
+    ) -> Result<bool, ApiError> {
+        let mut tx = self.writer.begin().await?;
+        let changed = sqlx::query("UPDATE users SET disabled_at = ? WHERE id = ?")
+            .bind(disabled_at)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        if disabled_at.is_some() {
+            sqlx::query("DELETE FROM sessions WHERE user_id = ?")
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(changed == 1)
+    }
+
+    /// A new password: every session of the user ends.
+    pub async fn set_password(&self, id: &str, hash: &str, now: &str) -> Result<(), ApiError> {
+        let mut tx = self.writer.begin().await?;
+        sqlx::query("UPDATE users SET password_hash = ?, password_changed_at = ? WHERE id = ?")
+            .bind(hash)
+            .bind(now)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("DELETE FROM sessions WHERE user_id = ?")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    pub async fn create_session(
+        &self,
+        token_hash: &str,
+        user_id: &str,
+        now: &str,
+        expires_at: &str,
+    ) -> Result<(), ApiError> {
+        sqlx::query(
+            "INSERT INTO sessions (token_hash, user_id, created_at, last_seen_at, expires_at) \
+             VALUES (?, ?, ?, ?, ?)",
+        )
+        .bind(token_hash)
+        .bind(user_id)
+        .bind(now)
+        .bind(now)
+        .bind(expires_at)
+        .execute(&self.writer)
+        .await?;
+        Ok(())
+    }
+
+    /// The person a live session belongs to (an enabled user), and when it was last seen.
+    pub async fn session_viewer(
+        &self,
+        token_hash: &str,
+        now: &str,
+    ) -> Result<Option<(Viewer, String)>, ApiError> {
+        let row: Option<(String, String, bool, String)> = sqlx::query_as(
+            "SELECT u.id, u.username, u.is_admin, s.last_seen_at FROM sessions s \
+             JOIN users u ON u.id = s.user_id \
+             WHERE s.token_hash = ? AND s.expires_at > ? AND u.disabled_at IS NULL",
+        )
+        .bind(token_hash)
+        .bind(now)
+        .fetch_optional(&self.reader)
+        .await?;
+        Ok(row.map(|(user_id, username, admin, last_seen)| {
+            (
+                Viewer {
+                    user_id,
+                    username,
+                    admin,
+                    session: token_hash.to_owned(),
+                },
+                last_seen,
+            )
+        }))
+    }
+
+    /// Keeps a session alive: seen now, expiring later.
+    pub async fn touch_session(
+        &self,
+        token_hash: &str,
+        now: &str,
+        expires_at: &str,
+    ) -> Result<(), ApiError> {
+        sqlx::query("UPDATE sessions SET last_seen_at = ?, expires_at = ? WHERE token_hash = ?")
+            .bind(now)
+            .bind(expires_at)
+            .bind(token_hash)
+            .execute(&self.writer)
+            .await?;
+        Ok(())
+    }
+
+    pub async fn delete_session(&self, token_hash: &str) -> Result<(), ApiError> {
+        sqlx::query("DELETE FROM sessions WHERE token_hash = ?")
+            .bind(token_hash)
+            .execute(&self.writer)
+            .await?;
+        Ok(())
+    }
+
+    pub async fn sweep_sessions(&self, now: &str) -> Result<u64, ApiError> {
+        Ok(sqlx::query("DELETE FROM sessions WHERE expires_at <= ?")
+            .bind(now)
+            .execute(&self.writer)
+            .await?
+            .rows_affected())
+    }
+
+    pub async fn create_invitation(
+        &self,
+        token_hash: &str,
+        created_by: &str,
+        now: &str,
+        expires_at: &str,
+    ) -> Result<(), ApiError> {
+        sqlx::query(
+            "INSERT INTO invitations (token_hash, created_by, created_at, expires_at) VALUES (?, ?, ?, ?)",
+        )
+        .bind(token_hash)
+        .bind(created_by)
+        .bind(now)
+        .bind(expires_at)
+        .execute(&self.writer)
+        .await?;
+        Ok(())
+    }
+
+    /// Uses an invitation once, making `user` with it; false if it was used or expired.
+    pub async fn accept_invitation(
+        &self,
+        token_hash: &str,
+        user: &NewUser,
+    ) -> Result<bool, ApiError> {
+        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
+        let taken = sqlx::query(
+            "UPDATE invitations SET used_at = ?, used_by = ? \
+             WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?",
+        )
+        .bind(&user.created_at)
+        .bind(&user.id)
+        .bind(token_hash)
+        .bind(&user.created_at)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if taken != 1 {
+            return Ok(false);
+        }
+        insert_user(&mut *tx, user).await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Until when a sign-in bucket is locked, if it is.
+    pub async fn locked_until(&self, bucket: &str) -> Result<Option<String>, ApiError> {
+        let until: Option<Option<String>> =
+            sqlx::query_scalar("SELECT locked_until FROM sign_in_limits WHERE bucket = ?")
+                .bind(bucket)
+                .fetch_optional(&self.writer)
+                .await?;
+        Ok(until.flatten())
+    }
+
+    /// Counts a failed sign-in in one statement (a window that began before `cutoff`
+    /// starts over); returns the failures in the window now.
+    pub async fn count_failure(
+        &self,
+        bucket: &str,
+        now: &str,
+        cutoff: &str,
+    ) -> Result<i64, ApiError> {
+        Ok(sqlx::query_scalar(
+            "INSERT INTO sign_in_limits (bucket, failures, window_started_at) VALUES (?1, 1, ?2) \
+             ON CONFLICT (bucket) DO UPDATE SET \
+             failures = CASE WHEN window_started_at < ?3 THEN 1 ELSE failures + 1 END, \
+             window_started_at = CASE WHEN window_started_at < ?3 THEN ?2 ELSE window_started_at END \
+             RETURNING failures",
+        )
+        .bind(bucket)
+        .bind(now)
+        .bind(cutoff)
+        .fetch_one(&self.writer)
+        .await?)
+    }
+
+    pub async fn lock_bucket(&self, bucket: &str, until: &str) -> Result<(), ApiError> {
+        sqlx::query("UPDATE sign_in_limits SET locked_until = ? WHERE bucket = ?")
+            .bind(until)
+            .bind(bucket)
+            .execute(&self.writer)
+            .await?;
+        Ok(())
+    }
+
+    pub async fn clear_limit(&self, bucket: &str) -> Result<(), ApiError> {
+        sqlx::query("DELETE FROM sign_in_limits WHERE bucket = ?")
+            .bind(bucket)
+            .execute(&self.writer)
+            .await?;
+        Ok(())
+    }
+}
