@@ -13,6 +13,7 @@ const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 export default defineConfig({
   testDir: "./tests",
+  globalSetup: "./tests/global-setup.ts",
   timeout: 60_000,
   expect: { timeout: 15_000 },
   fullyParallel: false,
@@ -22,6 +23,8 @@ export default defineConfig({
   reporter: [["list"]],
   use: {
     baseURL: `http://127.0.0.1:${port}`,
+    // Signed in as the test account (see tests/global-setup.ts).
+    storageState: resolve(__dirname, ".auth/e2e.json"),
     trace: "off",
     launchOptions: {
       executablePath: chromium,
@@ -50,6 +53,8 @@ export default defineConfig({
       LEPTOS_SITE_ROOT: join(root, "target/site"),
       DATABASE_URL: `sqlite://${join(dataDir, "e2e.db")}`,
       RUST_LOG: "warn",
+      ONCENOTE_ADMIN_USERNAME: "e2e",
+      ONCENOTE_ADMIN_PASSWORD: "e2e password 1234",
     },
   },
 });

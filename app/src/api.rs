@@ -123,6 +123,24 @@ pub struct Revisions {
     pub revisions: Vec<Revision>,
 }
 
+/// The signed-in person, as the pages know them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Me {
+    pub user_id: String,
+    pub username: String,
+    pub admin: bool,
+}
+
+/// A person with an account, as the admin's list shows them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccountUser {
+    pub id: String,
+    pub username: String,
+    pub admin: bool,
+    pub disabled: bool,
+    pub created_at: String,
+}
+
 /// One search hit: the note, and an HTML snippet in which only `<mark>` is markup.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SearchHit {

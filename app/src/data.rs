@@ -5,7 +5,16 @@
 
 use std::future::Future;
 
-use crate::api::{Note, NotesPage, Revision, SearchPage};
+use crate::api::{AccountUser, Me, Note, NotesPage, Revision, SearchPage};
+
+/// Who is signed in (`None` on pages for nobody).
+pub fn me() -> impl Future<Output = Result<Option<Me>, String>> + Send + 'static {
+    #[cfg(feature = "ssr")]
+    let me = leptos::prelude::use_context::<crate::ssr_context::SignedInAs>().map(|s| s.0);
+    #[cfg(not(feature = "ssr"))]
+    let me = None;
+    std::future::ready(Ok(me))
+}
 
 /// Runs one reader of the server's `Data`.
 #[cfg(feature = "ssr")]
@@ -35,6 +44,7 @@ macro_rules! reader {
             }
             #[cfg(not(feature = "ssr"))]
             {
+                #[allow(clippy::let_unit_value)]
                 let _ = ($($arg,)*);
                 std::future::ready(Err("this page was rendered without its data".to_owned()))
             }
@@ -61,4 +71,8 @@ reader!(
 reader!(
     /// A search.
     search(q: String, cursor: Option<String>) -> SearchPage
+);
+reader!(
+    /// Every account (admin only).
+    users() -> Vec<AccountUser>
 );

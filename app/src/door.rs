@@ -121,3 +121,20 @@ pub fn restore_version(
     #[cfg(not(feature = "hydrate"))]
     let _ = (page, note_id, current_version, title, body);
 }
+
+/// Sends the chosen export file to the server's import, and says how it went.
+pub fn import_file(event: leptos::ev::Event, message: RwSignal<Option<String>>) {
+    #[cfg(feature = "hydrate")]
+    crate::browser::commands::import_file(event, message);
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (event, message);
+}
+
+/// Before signing out: with writes not yet saved, asks first (they stay in this browser,
+/// kept for this person, and are sent when they sign in again).
+pub fn confirm_sign_out(event: leptos::ev::SubmitEvent, page: PageState) {
+    #[cfg(feature = "hydrate")]
+    crate::browser::commands::confirm_sign_out(event, page);
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (event, page);
+}

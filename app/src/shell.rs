@@ -7,6 +7,7 @@ use leptos_router::{ParamSegment, SsrMode, StaticSegment};
 
 use crate::components::masthead::Masthead;
 use crate::door;
+use crate::pages::account_forms::{AccountPage, AdminPage, InvitePage, SetupPage, SignInPage};
 use crate::pages::history::HistoryPage;
 use crate::pages::home::HomePage;
 use crate::pages::note::NotePage;
@@ -30,10 +31,25 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <HydrationScripts options />
                 <MetaTags />
             </head>
-            <body>
+            // Whose page this is: the browser keeps each person's data apart by it.
+            <body data-user=signed_in_user()>
                 <App />
             </body>
         </html>
+    }
+}
+
+/// The id of the person the page is rendered for (empty for nobody).
+fn signed_in_user() -> String {
+    #[cfg(feature = "ssr")]
+    {
+        use_context::<crate::ssr_context::SignedInAs>()
+            .map(|s| s.0.user_id)
+            .unwrap_or_default()
+    }
+    #[cfg(not(feature = "ssr"))]
+    {
+        String::new()
     }
 }
 
@@ -69,6 +85,11 @@ pub fn App() -> impl IntoView {
                     />
                     <Route path=StaticSegment("trash") view=TrashPage ssr=SsrMode::Async />
                     <Route path=StaticSegment("search") view=SearchPage ssr=SsrMode::Async />
+                    <Route path=StaticSegment("sign-in") view=SignInPage ssr=SsrMode::Async />
+                    <Route path=StaticSegment("setup") view=SetupPage ssr=SsrMode::Async />
+                    <Route path=(StaticSegment("invite"), ParamSegment("token")) view=InvitePage ssr=SsrMode::Async />
+                    <Route path=StaticSegment("account") view=AccountPage ssr=SsrMode::Async />
+                    <Route path=StaticSegment("admin") view=AdminPage ssr=SsrMode::Async />
                 </Routes>
             </main>
         </Router>

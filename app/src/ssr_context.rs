@@ -5,7 +5,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use crate::api::{Note, NotesPage, Revision, SearchPage};
+use crate::api::{AccountUser, Note, NotesPage, Revision, SearchPage};
 
 /// A page's data on its way, or why it could not be read (in words for the page).
 pub type Loading<T> = Pin<Box<dyn Future<Output = Result<T, String>> + Send>>;
@@ -22,6 +22,8 @@ pub trait PageData: Send + Sync {
     fn revisions(&self, id: String) -> Loading<Option<Vec<Revision>>>;
     /// A search; an error is the reason the query was refused (an empty query).
     fn search(&self, q: String, cursor: Option<String>) -> Loading<SearchPage>;
+    /// Every account (for an admin; an error for anyone else).
+    fn users(&self) -> Loading<Vec<AccountUser>>;
 }
 
 /// The readers, as a context value.
@@ -33,10 +35,6 @@ pub struct Data(pub Arc<dyn PageData>);
 #[derive(Clone, Debug)]
 pub struct FormKey(pub String);
 
-/// Who the page is rendered for.
+/// Who the page is rendered for (absent: nobody is signed in).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SignedInAs {
-    pub user_id: String,
-    pub username: String,
-    pub admin: bool,
-}
+pub struct SignedInAs(pub crate::api::Me);

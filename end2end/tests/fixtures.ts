@@ -53,7 +53,21 @@ export async function revisionsOf(request: APIRequestContext, id: string): Promi
 
 /** The page object: the compose form, the two lists, and what the browser stored. */
 export class NotesPage {
-  constructor(readonly page: Page) {}
+  /** What the page said on its console, and threw: shown when it fails to hydrate. */
+  private readonly said: string[] = [];
+
+  constructor(readonly page: Page) {
+    page.on("console", (message) => {
+      if (message.type() === "error" || message.type() === "warning") this.said.push(`${message.type()}: ${message.text()}`);
+    });
+    page.on("pageerror", (error) => this.said.push(`uncaught: ${error.message}`));
+    page.on("response", async (response) => {
+      if (response.request().isNavigationRequest() && response.frame() === page.mainFrame()) {
+        const csp = (await response.headersArray().catch(() => [])).filter((h) => h.name.toLowerCase() === "content-security-policy");
+        this.said.push(`page ${response.url()} ${response.status()} from the service worker: ${response.fromServiceWorker()}; CSP: ${csp.map((h) => h.value).join(" | ")}`);
+      }
+    });
+  }
 
   /** Opens the page and waits for hydration: a click before it would be lost. */
   async goto(base = "") {
@@ -81,7 +95,11 @@ export class NotesPage {
   }
 
   async hydrated() {
-    await this.page.locator('body[data-hydrated="true"]').waitFor({ timeout: 30_000 });
+    try {
+      await this.page.locator('body[data-hydrated="true"]').waitFor({ timeout: 30_000 });
+    } catch (error) {
+      throw new Error(`${this.page.url()} did not hydrate; the page said:\n${this.said.join("\n") || "(nothing)"}`, { cause: error });
+    }
   }
 
   get title() {
@@ -125,11 +143,18 @@ export class NotesPage {
   async storedIntents(): Promise<Array<{ key: string; title: string; written_at: string; state: { kind: string } }>> {
     return this.page.evaluate(() =>
       Object.keys(localStorage)
-        .filter((name) => name.startsWith("oncenote.intent."))
+        .filter((name) => name.startsWith(`oncenote.u.${document.body.dataset.user}.intent.`))
         .map((name) => JSON.parse(localStorage.getItem(name) ?? "null"))
         .sort((a, b) => (a.written_at < b.written_at ? -1 : a.written_at > b.written_at ? 1 : 0)),
     );
   }
+}
+
+/** The prefix of the signed-in person's entries in localStorage (`oncenote.u.<user id>.`). */
+export async function storagePrefix(page: Page): Promise<string> {
+  const user = await page.evaluate(() => document.body.dataset.user ?? "");
+  expect(user, "the page names who is signed in").not.toBe("");
+  return `oncenote.u.${user}.`;
 }
 
 /**

@@ -4,6 +4,7 @@ import {
   expect,
   fillLocalStorage,
   freeLocalStorage,
+  storagePrefix,
   notesTitled,
   NotesPage,
   SaveRequests,
@@ -24,7 +25,8 @@ test.describe("when the browser's storage is full", () => {
   }) => {
     const title = unique("Storage full");
     await notes.goto();
-    await page.evaluate(() => localStorage.removeItem("oncenote.notes.v2")); // nothing to evict
+    const prefix = await storagePrefix(page);
+    await page.evaluate((key) => localStorage.removeItem(key), `${prefix}notes.v2`); // nothing to evict
     await fillLocalStorage(page);
     await notes.save(title, "a body that must not be lost");
 
@@ -48,7 +50,8 @@ test.describe("when the browser's storage is full", () => {
       await notes.save(unique(`Cached ${i}`), "x".repeat(500));
       await expect(notes.unsaved).toHaveCount(0);
     }
-    await expect.poll(() => page.evaluate(() => localStorage.getItem("oncenote.notes.v2")?.length ?? 0)).toBeGreaterThan(500);
+    const cache = `${await storagePrefix(page)}notes.v2`;
+    await expect.poll(() => page.evaluate((key) => localStorage.getItem(key)?.length ?? 0, cache)).toBeGreaterThan(500);
     await fillLocalStorage(page);
 
     const title = unique("Needs the cache's room");
@@ -72,7 +75,7 @@ test.describe("when the browser's storage is full", () => {
     await context.setOffline(true);
     await notes.save(title);
     await expect(notes.unsavedTitled(title)).toContainText("offline");
-    await page.evaluate(() => localStorage.removeItem("oncenote.notes.v2"));
+    await page.evaluate((key) => localStorage.removeItem(key), `${await storagePrefix(page)}notes.v2`);
     await fillLocalStorage(page);
     // The server answers slowly, so the page can be seen while the save is in flight.
     await page.route("**/api/notes", async (route) => {
@@ -130,7 +133,8 @@ test.describe("behind a reverse proxy", () => {
     proxy.mode = "pass";
   });
 
-  test("a 502 from the proxy and a page load that hangs both fall back to the cached page", async ({ page, notes }) => {
+  test("a 502 from the proxy and a page load that hangs both fall back to the cached page", async ({ page, context, notes }) => {
+    await server.signIn(context);
     await notes.goto(proxy.url);
     await notes.offlineReady();
 
@@ -152,10 +156,11 @@ test.describe("behind a reverse proxy", () => {
 
   test("an answer whose body never ends times out, and the retry stores the note once", async ({
     page,
+    context,
     notes,
     unique,
-    request,
   }) => {
+    await server.signIn(context);
     const title = unique("Endless body");
     const requests = new SaveRequests(page);
     await notes.goto(proxy.url);
@@ -167,7 +172,7 @@ test.describe("behind a reverse proxy", () => {
     expect(proxy.stalledSaves).toBe(1);
     expect(requests.sent.length).toBeGreaterThanOrEqual(2);
     expect(new Set(requests.keys()).size).toBe(1);
-    expect(await notesTitled(request, title, server.url)).toHaveLength(1);
+    expect(await notesTitled(context.request, title, server.url)).toHaveLength(1);
   });
 });
 
@@ -231,8 +236,9 @@ test.describe("two tabs", () => {
         })) as typeof navigator.locks.request;
       const setItem = Storage.prototype.setItem;
       Storage.prototype.setItem = function (name: string, value: string) {
-        if (this === localStorage && name.startsWith("oncenote.intent.")) {
-          const key = name.slice("oncenote.intent.".length);
+        const intent = /^oncenote\.u\.[^.]*\.intent\.(.+)$/.exec(name);
+        if (this === localStorage && intent) {
+          const key = intent[1];
           const exists = localStorage.getItem(name) !== null;
           if (exists && !held.has(`oncenote-intent-${key}`)) violations.push(`${key}: ${value.slice(0, 80)}`);
         }
@@ -340,14 +346,15 @@ test.describe("intents stored by another version", () => {
 
   test("an entry this version cannot read is shown, counted, and kept until discarded", async ({ page, notes }) => {
     await notes.goto();
-    await page.evaluate(() => {
-      localStorage.setItem("oncenote.intent.damaged", "{not json");
-      localStorage.setItem("oncenote.intent.future", JSON.stringify({ v: 99, key: "future", op: "teleport" }));
-    });
+    const prefix = await storagePrefix(page);
+    await page.evaluate((prefix) => {
+      localStorage.setItem(`${prefix}intent.damaged`, "{not json");
+      localStorage.setItem(`${prefix}intent.future`, JSON.stringify({ v: 99, key: "future", op: "teleport" }));
+    }, prefix);
     await notes.reload();
     await expect(notes.statusLine).toContainText("2 not yet saved");
-    const damaged = page.locator('[data-storage-key="oncenote.intent.damaged"]');
-    const future = page.locator('[data-storage-key="oncenote.intent.future"]');
+    const damaged = page.locator(`[data-storage-key="${prefix}intent.damaged"]`);
+    const future = page.locator(`[data-storage-key="${prefix}intent.future"]`);
     await expect(damaged).toContainText("cannot be read");
     await expect(future).toContainText("newer version");
     await expect(future.getByRole("button", { name: "Discard" })).toHaveCount(0);
@@ -355,8 +362,8 @@ test.describe("intents stored by another version", () => {
     await damaged.getByRole("button", { name: "Discard" }).click();
     await expect(damaged).toHaveCount(0);
     await expect(notes.statusLine).toContainText("1 not yet saved");
-    expect(await page.evaluate(() => localStorage.getItem("oncenote.intent.future"))).not.toBeNull();
-    await page.evaluate(() => localStorage.removeItem("oncenote.intent.future"));
+    expect(await page.evaluate((key) => localStorage.getItem(key), `${prefix}intent.future`)).not.toBeNull();
+    await page.evaluate((key) => localStorage.removeItem(key), `${prefix}intent.future`);
   });
 });
 

@@ -107,9 +107,11 @@ test("edits and a delete made offline survive a reload and are sent once each, i
 }) => {
   const server = new OwnServer(3251);
   await server.start();
+  await server.signIn(context);
+  const api = context.request;
   try {
-    const note = await createNote(request, unique("Offline edit"), "one", server.url);
-    const other = await createNote(request, unique("Offline trash"), "two", server.url);
+    const note = await createNote(api, unique("Offline edit"), "one", server.url);
+    const other = await createNote(api, unique("Offline trash"), "two", server.url);
     const writes = new SaveRequests(page, true);
     const view = new NoteView(page);
     await view.goto(note.id, server.url);
@@ -136,8 +138,8 @@ test("edits and a delete made offline survive a reload and are sent once each, i
     await context.setOffline(false);
     await expect(page.getByTestId("status-line")).toContainText("every note is saved", { timeout: 30_000 });
     expect(writes.sent.map((w) => w.method)).toEqual(["PATCH", "DELETE"]);
-    expect((await noteOnServer(request, note.id, server.url))?.body).toBe("edited offline");
-    expect((await noteOnServer(request, other.id, server.url))?.trashed_at).not.toBeNull();
+    expect((await noteOnServer(api, note.id, server.url))?.body).toBe("edited offline");
+    expect((await noteOnServer(api, other.id, server.url))?.trashed_at).not.toBeNull();
   } finally {
     await server.stop();
   }
@@ -262,11 +264,12 @@ test("the history lists every write, and an earlier version can be restored as a
   expect(revisions.map((r) => r.kind)).toEqual(["create", "edit", "edit", "edit"]);
 });
 
-test("a note seen before opens offline from the kept page", async ({ page, request, unique }) => {
+test("a note seen before opens offline from the kept page", async ({ page, context, unique }) => {
   const server = new OwnServer(3252);
   await server.start();
+  await server.signIn(context);
   try {
-    const note = await createNote(request, unique("Read offline"), "kept for the train", server.url);
+    const note = await createNote(context.request, unique("Read offline"), "kept for the train", server.url);
     const view = new NoteView(page);
     await view.goto(note.id, server.url);
     await new NotesPage(page).offlineReady();

@@ -2,9 +2,12 @@ import { test, expect, allNotes, notesTitled, NotesPage, SaveRequests } from "./
 import { OwnServer } from "./server";
 
 async function cacheNames(page: import("@playwright/test").Page): Promise<string[]> {
-  // The build's shell caches (the kept pages have a cache of their own, across builds).
+  // The build's shell caches (each person's kept pages, and who was signed in last, have
+  // caches of their own, across builds).
   return page.evaluate(async () =>
-    (await caches.keys()).filter((n) => n.startsWith("oncenote-") && n !== "oncenote-pages").sort(),
+    (await caches.keys())
+      .filter((n) => n.startsWith("oncenote-") && n !== "oncenote-meta" && !n.startsWith("oncenote-pages-"))
+      .sort(),
   );
 }
 
@@ -18,6 +21,7 @@ test("notes saved offline survive an offline reload and reach the server once ea
 }) => {
   const server = new OwnServer(3231);
   await server.start();
+  await server.signIn(context);
   try {
     await notes.goto(server.url);
     await notes.offlineReady();
@@ -48,7 +52,7 @@ test("notes saved offline survive an offline reload and reach the server once ea
     await expect(notes.unsaved).toHaveCount(0, { timeout: 30_000 });
     await expect(notes.statusLine).toContainText("every note is saved");
 
-    const onServer = (await allNotes(request, server.url)).reverse(); // oldest first
+    const onServer = (await allNotes(context.request, server.url)).reverse(); // oldest first
     expect(onServer.map((n) => n.title)).toEqual(titles);
     expect(onServer.map((n) => n.written_at)).toEqual(intents.map((i) => i.written_at));
     expect(new Set(requests.keys())).toEqual(new Set(intents.map((i) => i.key)));
@@ -110,9 +114,10 @@ test("a typed draft survives a reload", async ({ notes, unique }) => {
   await expect(notes.title).toHaveValue("");
 });
 
-test("a new build replaces the cached shell and the page still hydrates", async ({ page, notes, request, unique }) => {
+test("a new build replaces the cached shell and the page still hydrates", async ({ page, context, notes, unique }) => {
   const server = new OwnServer(3232);
   await server.start({ ONCENOTE_BUILD_ID: "e2e-one" });
+  await server.signIn(context);
   try {
     await notes.goto(server.url);
     await notes.offlineReady();
@@ -127,7 +132,7 @@ test("a new build replaces the cached shell and the page still hydrates", async 
     const title = unique("After the update");
     await notes.save(title);
     await expect(notes.savedTitled(title)).toHaveCount(1);
-    expect(await notesTitled(request, title, server.url)).toHaveLength(1);
+    expect(await notesTitled(context.request, title, server.url)).toHaveLength(1);
   } finally {
     await server.stop();
   }

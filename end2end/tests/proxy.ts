@@ -12,7 +12,11 @@ import type { Socket } from "node:net";
  */
 export type ProxyMode = "pass" | "502" | "hang" | "stall-save-body";
 
-/** A reverse proxy on loopback in front of a server, with faults a test switches on. */
+/**
+ * A reverse proxy on loopback in front of a server, with faults a test switches on. It is
+ * reached as `localhost`, like `OwnServer`, so a context signed in to the server behind it
+ * sends that session through it.
+ */
 export class FaultyProxy {
   mode: ProxyMode = "pass";
   stalledSaves = 0;
@@ -25,7 +29,7 @@ export class FaultyProxy {
   ) {}
 
   get url() {
-    return `http://127.0.0.1:${this.port}`;
+    return `http://localhost:${this.port}`;
   }
 
   async start() {

@@ -55,12 +55,9 @@ impl ShellBuild {
             None => "dev".to_owned(),
         });
         let stylesheet = asset("css", "css");
-        let mut precache = vec![
-            "/".to_owned(),
-            asset("js", "js"),
-            asset("wasm", "wasm"),
-            stylesheet.clone(),
-        ];
+        // No page is precached: pages hold a person's notes, and are kept per person as
+        // they are opened (see sw.js).
+        let mut precache = vec![asset("js", "js"), asset("wasm", "wasm"), stylesheet.clone()];
         precache.extend(
             [
                 "/manifest.webmanifest",
@@ -116,7 +113,10 @@ mod tests {
         assert!(build.precache.contains(&"/pkg/oncenote.aa.js".to_owned()));
         assert!(build.precache.contains(&"/pkg/oncenote.bb.wasm".to_owned()));
         assert!(build.precache.contains(&"/pkg/oncenote.cc.css".to_owned()));
-        assert_eq!(build.precache[0], "/");
+        assert!(
+            !build.precache.contains(&"/".to_owned()),
+            "pages are kept per person, not precached"
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use app::api::{Note, NotesPage, Revision, SearchPage};
+use app::api::{AccountUser, Note, NotesPage, Revision, SearchPage};
 use app::ssr_context::{Data, Loading, PageData};
 
 use crate::error::ApiError;
@@ -19,13 +19,15 @@ const PAGE_RESULTS: u32 = 20;
 struct StoreData {
     store: Store,
     scope: String,
+    admin: bool,
 }
 
-/// The readers for pages rendered for `scope`.
-pub fn for_scope(store: Store, scope: &str) -> Data {
+/// The readers for pages rendered for the person `scope` (an admin also reads accounts).
+pub fn for_scope(store: Store, scope: &str, admin: bool) -> Data {
     Data(Arc::new(StoreData {
         store,
         scope: scope.to_owned(),
+        admin,
     }))
 }
 
@@ -81,6 +83,16 @@ impl PageData for StoreData {
     fn revisions(&self, id: String) -> Loading<Option<Vec<Revision>>> {
         let (store, scope) = (self.store.clone(), self.scope.clone());
         Box::pin(async move { store.revisions(&scope, &id).await.map_err(shown) })
+    }
+
+    fn users(&self) -> Loading<Vec<AccountUser>> {
+        let (store, admin) = (self.store.clone(), self.admin);
+        Box::pin(async move {
+            if !admin {
+                return Err(ApiError::AdminOnly.to_string());
+            }
+            store.list_users().await.map_err(shown)
+        })
     }
 
     fn search(&self, q: String, after: Option<String>) -> Loading<SearchPage> {

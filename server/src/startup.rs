@@ -123,7 +123,7 @@ pub fn router(state: AppState) -> Router {
             move || page_context(&store),
             move || shell(leptos_options.clone()),
         )
-        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
+        .fallback_service(site_files(&state))
         .layer(CompressionLayer::new())
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
@@ -150,12 +150,16 @@ fn page_context(store: &Store) {
     let viewer = use_context::<axum::http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<Viewer>().cloned());
     if let Some(viewer) = viewer {
-        provide_context(page_data::for_scope(store.clone(), &viewer.user_id));
-        provide_context(SignedInAs {
+        provide_context(page_data::for_scope(
+            store.clone(),
+            &viewer.user_id,
+            viewer.admin,
+        ));
+        provide_context(SignedInAs(app::api::Me {
             user_id: viewer.user_id,
             username: viewer.username,
             admin: viewer.admin,
-        });
+        }));
     }
     provide_context(FormKey(uuid::Uuid::new_v4().to_string()));
     if let (Some(nonce), Some(response)) =
@@ -164,6 +168,17 @@ fn page_context(store: &Store) {
     {
         response.insert_header(header::CONTENT_SECURITY_POLICY, policy);
     }
+}
+
+/// The files at the site's root (favicon, manifest, icons), and the "no such page" page
+/// for everything else. Not leptos_axum's `file_and_error_handler`: the owner it makes for
+/// a file it found is a child of whichever reactive owner is current, so it took the
+/// response headers (the Content-Security-Policy) of a page rendering at that moment.
+fn site_files(state: &AppState) -> ServeDir<axum::routing::MethodRouter> {
+    let not_found = leptos_axum::file_and_error_handler::<AppState, _>(shell);
+    ServeDir::new(&state.config.site_root)
+        .append_index_html_on_directories(false)
+        .fallback(any(not_found).with_state(state.clone()))
 }
 
 /// The wasm, JS and CSS. Their names carry content hashes when `hashed`, so browsers may

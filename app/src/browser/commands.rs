@@ -235,3 +235,62 @@ fn drop_intent(page: PageState, key: String) {
 fn now_rfc3339() -> String {
     String::from(js_sys::Date::new_0().to_iso_string())
 }
+
+/// Reads the file the person chose and posts it to `/api/import`.
+pub fn import_file(event: leptos::ev::Event, message: RwSignal<Option<String>>) {
+    use wasm_bindgen::JsCast;
+    let file = event
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        .and_then(|input| input.files())
+        .and_then(|files| files.get(0));
+    let Some(file) = file else {
+        return;
+    };
+    message.set(Some("Importing…".into()));
+    leptos::task::spawn_local(async move {
+        let sent = gloo_net::http::Request::post("/api/import")
+            .header("Content-Type", "application/zip")
+            .body(wasm_bindgen::JsValue::from(file));
+        let text = match sent {
+            Ok(request) => match request.send().await {
+                Ok(response) if response.ok() => match response.json::<serde_json::Value>().await {
+                    Ok(result) => format!(
+                        "Imported {} note(s); {} were here already{}.",
+                        result["imported"].as_u64().unwrap_or(0),
+                        result["already_there"].as_u64().unwrap_or(0),
+                        match result["failed"].as_array().map(Vec::len).unwrap_or(0) {
+                            0 => String::new(),
+                            n => format!("; {n} could not be imported"),
+                        }
+                    ),
+                    Err(_) => "Imported.".into(),
+                },
+                Ok(response) => match response.json::<crate::api::Problem>().await {
+                    Ok(problem) => format!("Not imported: {}.", problem.detail),
+                    Err(_) => format!("Not imported (the server answered {}).", response.status()),
+                },
+                Err(_) => "Not imported: the server could not be reached.".into(),
+            },
+            Err(_) => "Not imported: the file could not be read.".into(),
+        };
+        message.set(Some(text));
+    });
+}
+
+/// Asks before signing out with writes not yet saved.
+pub fn confirm_sign_out(event: leptos::ev::SubmitEvent, page: PageState) {
+    let unsaved = page.queue.entries.with_untracked(Vec::len);
+    if unsaved == 0 {
+        return;
+    }
+    let question = format!(
+        "{unsaved} change(s) are not saved yet. They stay in this browser and are sent when you sign in again. Sign out anyway?"
+    );
+    let go = web_sys::window()
+        .and_then(|w| w.confirm_with_message(&question).ok())
+        .unwrap_or(true);
+    if !go {
+        event.prevent_default();
+    }
+}

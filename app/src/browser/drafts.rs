@@ -6,16 +6,15 @@
 use gloo_storage::{LocalStorage, SessionStorage, Storage};
 use serde::{Deserialize, Serialize};
 
+use super::namespace;
 use crate::save::press::Link;
 use crate::state::editor::EditorTarget;
-
-const STORAGE_KEY: &str = "oncenote.draft.v2";
 
 /// Where a target's draft is kept: the compose form's, or one per note being edited.
 fn storage_key(target: &EditorTarget) -> String {
     match target {
-        EditorTarget::NewNote => STORAGE_KEY.to_owned(),
-        EditorTarget::Note { id } => format!("{STORAGE_KEY}.note.{id}"),
+        EditorTarget::NewNote => namespace::key("draft.v2"),
+        EditorTarget::Note { id } => namespace::key(&format!("draft.v2.note.{id}")),
     }
 }
 /// The first version kept one draft in localStorage, shared by every tab.

@@ -11,7 +11,7 @@ use super::{intent_store, tab_lock};
 use crate::api::{EditAnswer, EditOutcome};
 use crate::save::intent::{IntentKind, IntentState, SaveIntent};
 use crate::save::response::WriteAnswer;
-use crate::save::retry_policy::RetryPolicy;
+use crate::save::retry_policy::{AttemptOutcome, RetryPolicy};
 use crate::save::sender::{BurstEnd, BurstEvent, BurstHooks, Sender, describe};
 use crate::state::PageState;
 use crate::state::queue::{Notice, NoticeAction};
@@ -97,6 +97,13 @@ fn apply(page: PageState, mut intent: SaveIntent, end: BurstEnd) -> Continue {
             intent.state = IntentState::Failed { problem };
             persist(page, intent);
             Continue::NextIntent
+        }
+        BurstEnd::Waiting {
+            last: AttemptOutcome::Answered { status: 401, .. },
+        } => {
+            intent.state = IntentState::SignedOut;
+            persist(page, intent);
+            Continue::StopQueue
         }
         BurstEnd::Waiting { last } => {
             intent.state = IntentState::Waiting {

@@ -6,7 +6,11 @@
 use gloo_storage::{LocalStorage, Storage};
 use serde::{Deserialize, Serialize};
 
-const STORAGE_KEY: &str = "oncenote.finished.v1";
+use super::namespace;
+
+fn storage_key() -> String {
+    namespace::key("finished.v1")
+}
 /// Enough for every tab to catch up; older records are dropped.
 const KEEP: usize = 64;
 
@@ -23,7 +27,7 @@ pub struct Finished {
 
 /// Every recent record, oldest first.
 pub fn recent() -> Vec<Finished> {
-    LocalStorage::get(STORAGE_KEY).unwrap_or_default()
+    LocalStorage::get(storage_key()).unwrap_or_default()
 }
 
 /// Records that the intent `key` is stored; false if the browser refused the write
@@ -33,7 +37,7 @@ pub fn record(finished: Finished) -> bool {
     all.retain(|f| f.key != finished.key);
     all.push(finished);
     let start = all.len().saturating_sub(KEEP);
-    LocalStorage::set(STORAGE_KEY, &all[start..]).is_ok()
+    LocalStorage::set(storage_key(), &all[start..]).is_ok()
 }
 
 /// Whether the intent `key` was finished lately.

@@ -1,4 +1,4 @@
-//! Unsaved intents in localStorage, one entry per intent (`oncenote.intent.<key>`).
+//! Unsaved intents in localStorage, one entry per intent (`oncenote.u.<person>.intent.<key>`).
 //!
 //! One entry each, not one list: localStorage has no read-modify-write across tabs, and
 //! a shared list written back by one tab can bring back an intent another tab has just
@@ -11,11 +11,14 @@
 
 use gloo_storage::{LocalStorage, Storage};
 
-use super::notes_cache;
+use super::{namespace, notes_cache};
 use crate::save::intent::{SaveIntent, read_stored};
 use crate::state::queue::QueueEntry;
 
-const PREFIX: &str = "oncenote.intent.";
+/// Where this person's intents are kept: `oncenote.u.<person>.intent.<key>`.
+fn prefix() -> String {
+    namespace::key("intent.")
+}
 
 /// The browser refused to store an entry (its storage is full, or turned off).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,11 +36,11 @@ pub enum Update {
 
 /// Whether a localStorage key (from a `storage` event) is an intent's.
 pub fn is_intent_entry(storage_key: &str) -> bool {
-    storage_key.starts_with(PREFIX)
+    storage_key.starts_with(&prefix())
 }
 
 fn entry(key: &str) -> String {
-    format!("{PREFIX}{key}")
+    format!("{}{key}", prefix())
 }
 
 /// Every stored entry, oldest first — unreadable ones too, never skipped.

@@ -9,6 +9,7 @@ pub mod drain;
 pub mod fetch_transport;
 pub mod finished;
 pub mod intent_store;
+pub mod namespace;
 pub mod notes_cache;
 pub mod page_events;
 pub mod service_worker;

@@ -8,21 +8,19 @@
 
 use gloo_storage::{LocalStorage, Storage};
 
+use super::namespace;
 use crate::api::Note;
 use crate::components::note_card::excerpt;
-
-const STORAGE_KEY: &str = "oncenote.notes.v2";
-/// The first version kept whole notes (up to 200 of 100,000 characters each).
-const LEGACY_KEY: &str = "oncenote.notes.v1";
 /// The most the cache may take of the site's ~5 MB.
 pub const BUDGET_BYTES: usize = 64 * 1024;
 
-pub const fn storage_key() -> &'static str {
-    STORAGE_KEY
+/// This person's notes cache.
+pub fn storage_key() -> String {
+    namespace::key("notes.v2")
 }
 
 pub fn load() -> Vec<Note> {
-    LocalStorage::get(STORAGE_KEY).unwrap_or_default()
+    LocalStorage::get(storage_key()).unwrap_or_default()
 }
 
 /// Keeps the newest notes of `notes` (already newest first), cut to the budget. Writes
@@ -43,22 +41,13 @@ pub fn keep(notes: &[Note]) {
         json = serde_json::to_string(&kept).unwrap_or_default();
     }
     let storage = LocalStorage::raw();
-    if storage.get_item(STORAGE_KEY).ok().flatten().as_deref() != Some(json.as_str()) {
-        let _ = storage.set_item(STORAGE_KEY, &json);
+    let key = storage_key();
+    if storage.get_item(&key).ok().flatten().as_deref() != Some(json.as_str()) {
+        let _ = storage.set_item(&key, &json);
     }
 }
 
 /// Frees the cache's room (for an intent that could not be stored).
 pub fn evict() {
-    LocalStorage::delete(STORAGE_KEY);
-    LocalStorage::delete(LEGACY_KEY);
-}
-
-/// Moves what the first version kept (whole notes, enough to fill the storage by
-/// itself) into the bounded form.
-pub fn migrate_legacy() {
-    if let Ok(notes) = LocalStorage::get::<Vec<Note>>(LEGACY_KEY) {
-        LocalStorage::delete(LEGACY_KEY);
-        keep(&notes);
-    }
+    LocalStorage::delete(storage_key());
 }

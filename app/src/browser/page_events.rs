@@ -11,7 +11,7 @@ use wasm_bindgen::closure::Closure;
 
 use super::drafts::{self, Draft};
 use super::drain::{drain, gone_elsewhere};
-use super::{finished, intent_store, notes_cache, service_worker};
+use super::{finished, intent_store, namespace, notes_cache, service_worker};
 use crate::save::press::Link;
 use crate::state::PageState;
 use crate::state::editor::{Editor, EditorTarget};
@@ -25,7 +25,12 @@ const BACKGROUND_RETRY: Duration = Duration::from_secs(60);
 pub fn start(page: PageState) {
     let queue = page.queue;
     service_worker::register();
-    notes_cache::migrate_legacy();
+    // A page for nobody (sign in, setup): no one's queue to show or send.
+    let Some(user) = namespace::read_user_from_page() else {
+        return;
+    };
+    namespace::set_user(&user);
+    namespace::adopt_legacy();
     queue.entries.set(stored_entries());
     queue.cached.set(notes_cache::load());
     restore_draft(page);
@@ -55,6 +60,7 @@ pub fn start(page: PageState) {
         match key.as_deref() {
             Some(k) if intent_store::is_intent_entry(k) => reload_entries(page),
             Some(k) if k == notes_cache::storage_key() => queue.cached.set(notes_cache::load()),
+            Some(k) if k.starts_with("oncenote.") => {}
             // `localStorage.clear()` in another tab (key null): read everything again.
             None => {
                 reload_entries(page);

@@ -1,25 +1,55 @@
-//! The top of every page: the app's name, the way to the notes and the trash, and the
-//! search box (a plain form, so it searches without JavaScript too).
+//! The top of every page: the app's name and, for the signed-in person, the way to the
+//! notes, the trash and their account, the search box (a plain form, so it searches
+//! without JavaScript too), and Sign out (which asks first when writes are unsaved).
 
 use leptos::prelude::*;
 
+use crate::api::Me;
+use crate::data;
+use crate::door;
+use crate::state::PageState;
+
 #[component]
 pub fn Masthead() -> impl IntoView {
+    let me = Resource::new(|| (), |_| data::me());
     view! {
         <header class="masthead">
             <div class="brand">
                 <h1 class="home-link"><a href="/" rel="external">"oncenote"</a></h1>
                 <p class="tagline">"A note you save is stored exactly once."</p>
             </div>
-            <nav aria-label="Main">
-                <a href="/" rel="external">"Notes"</a>
-                <a href="/trash" rel="external">"Trash"</a>
-            </nav>
-            <form class="search-box" method="get" action="/search" role="search" aria-label="Search from any page">
-                <label for="search-q" class="visually-hidden">"Search notes"</label>
-                <input id="search-q" name="q" type="search" placeholder="Search notes" autocomplete="off" />
-                <button type="submit">"Search"</button>
-            </form>
+            <Suspense fallback=|| ()>
+                {move || Suspend::new(async move {
+                    match me.await {
+                        Ok(Some(me)) => view! { <SignedInMenu me /> }.into_any(),
+                        _ => ().into_any(),
+                    }
+                })}
+            </Suspense>
         </header>
+    }
+}
+
+#[component]
+fn SignedInMenu(me: Me) -> impl IntoView {
+    let page = expect_context::<PageState>();
+    let admin = me
+        .admin
+        .then(|| view! { <a href="/admin" rel="external">"People"</a> });
+    view! {
+        <nav aria-label="Main">
+            <a href="/" rel="external">"Notes"</a>
+            <a href="/trash" rel="external">"Trash"</a>
+            <a href="/account" rel="external">{me.username.clone()}</a>
+            {admin}
+            <form class="sign-out" method="post" action="/sign-out" on:submit=move |ev| door::confirm_sign_out(ev, page)>
+                <button type="submit" class="link">"Sign out"</button>
+            </form>
+        </nav>
+        <form class="search-box" method="get" action="/search" role="search" aria-label="Search from any page">
+            <label for="search-q" class="visually-hidden">"Search notes"</label>
+            <input id="search-q" name="q" type="search" placeholder="Search notes" autocomplete="off" />
+            <button type="submit">"Search"</button>
+        </form>
     }
 }

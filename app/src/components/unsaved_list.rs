@@ -111,6 +111,11 @@ fn IntentStatus(key: String, state: IntentState, edit_at: Option<Option<String>>
             <button type="button" class="link" on:click=move |_| door::retry_now(page)>"Retry now"</button>
         }
         .into_any(),
+        IntentState::SignedOut => view! {
+            <span class="state">"waiting — your session ended. "</span>
+            <a href=sign_in_here() rel="external">"Sign in to send it"</a>
+        }
+        .into_any(),
         IntentState::Failed { problem } => {
             let edit = key.clone();
             let edit_button = match edit_at {
@@ -165,6 +170,23 @@ fn UnreadableItem(storage_key: String, raw: String, why: Unreadable) -> impl Int
             <p class="status"><span class="badge">"not yet saved"</span> " " {action}</p>
         </li>
     }
+}
+
+/// The sign-in page, coming back to this page.
+fn sign_in_here() -> String {
+    #[cfg(feature = "hydrate")]
+    if let Some(location) = web_sys::window().map(|w| w.location()) {
+        let here = format!(
+            "{}{}",
+            location.pathname().unwrap_or_default(),
+            location.search().unwrap_or_default()
+        );
+        return format!(
+            "/sign-in?next={}",
+            crate::components::notes_list::urlencode(&here)
+        );
+    }
+    "/sign-in".to_owned()
 }
 
 fn reload() {

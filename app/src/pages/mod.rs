@@ -1,5 +1,6 @@
 //! One file per page (route): home, a note, its history, the trash, search.
 
+pub mod account_forms;
 pub mod history;
 pub mod home;
 pub mod note;

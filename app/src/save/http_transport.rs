@@ -9,11 +9,13 @@ use super::retry_policy::AttemptOutcome;
 use super::sender::Transport;
 use crate::api::{IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER};
 
-/// Sends intents to the server at `base` (`http://host:port`).
+/// Sends intents to the server at `base` (`http://host:port`), signed in with `session`
+/// (the session token) when there is one.
 #[derive(Clone)]
 pub struct HttpTransport {
     pub client: reqwest::Client,
     pub base: String,
+    pub session: Option<String>,
 }
 
 impl Transport for HttpTransport {
@@ -21,14 +23,15 @@ impl Transport for HttpTransport {
         let request = intent.request();
         let method =
             reqwest::Method::from_bytes(request.method.as_bytes()).unwrap_or(reqwest::Method::POST);
-        let sent = self
+        let mut builder = self
             .client
             .request(method, format!("{}{}", self.base, request.path))
             .header(IDEMPOTENCY_KEY_HEADER, &intent.key)
-            .header("content-type", "application/json")
-            .body(request.body)
-            .send()
-            .await;
+            .header("content-type", "application/json");
+        if let Some(token) = &self.session {
+            builder = builder.header("cookie", format!("oncenote_session={token}"));
+        }
+        let sent = builder.body(request.body).send().await;
         let response = match sent {
             Ok(response) => response,
             Err(error) if error.is_timeout() => return AttemptOutcome::TimedOut,

@@ -26,6 +26,8 @@ pub enum IntentState {
     Waiting { reason: String },
     /// The server refused the payload for good; only Edit or Discard can follow.
     Failed { problem: Problem },
+    /// The session ended: kept, and sent with its own key once the person signs in again.
+    SignedOut,
 }
 
 /// What the intent asks the server to do. Every write is an intent of one queue: an edit
@@ -227,7 +229,10 @@ impl SaveIntent {
     pub fn after_reload(mut self) -> Self {
         if matches!(
             self.state,
-            IntentState::Sending | IntentState::Retrying { .. } | IntentState::Waiting { .. }
+            IntentState::Sending
+                | IntentState::Retrying { .. }
+                | IntentState::Waiting { .. }
+                | IntentState::SignedOut
         ) {
             self.state = IntentState::Queued;
         }

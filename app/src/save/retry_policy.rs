@@ -33,6 +33,9 @@ pub enum Verdict {
     Recoverable,
     /// The server refused this payload for good: never resend it unchanged.
     Permanent,
+    /// The session ended (401): nothing is wrong with the write; it waits, kept, until the
+    /// person signs in again, and is then sent with its own key.
+    SignInNeeded,
 }
 
 /// Sorts an outcome into the protocol's table.
@@ -45,12 +48,13 @@ pub fn classify(outcome: &AttemptOutcome) -> Verdict {
         } => match status {
             200..=299 => Verdict::Done,
             408 | 429 => Verdict::Recoverable,
+            401 => Verdict::SignInNeeded,
             // Only the in-use conflict is a "wait and retry"; any other 409 is a refusal.
             409 => match problem {
                 Some(p) if p.slug() == "idempotency-key-in-use" => Verdict::Recoverable,
                 _ => Verdict::Permanent,
             },
-            // Every other 4xx (400, 401, 403, 404, 413, 415, 422, and a quota-like 402)
+            // Every other 4xx (400, 403, 404, 413, 415, 422, and a quota-like 402)
             // says the request itself is wrong: resending it cannot help.
             400..=499 => Verdict::Permanent,
             // 500, 502, 503, 504 and any other server-side failure: nothing was stored
@@ -131,6 +135,8 @@ impl RetryPolicy {
         match classify(outcome) {
             Verdict::Done => NextStep::Finish,
             Verdict::Permanent => NextStep::GiveUp,
+            // No attempt can succeed before the person signs in again.
+            Verdict::SignInNeeded => NextStep::EndBurst,
             Verdict::Recoverable if attempt_in_burst >= self.burst_attempts => NextStep::EndBurst,
             Verdict::Recoverable => {
                 let retry_after = match outcome {
@@ -234,7 +240,7 @@ mod tests {
                 "{status}"
             );
         }
-        for status in [400, 401, 402, 403, 404, 413, 415, 422] {
+        for status in [400, 402, 403, 404, 413, 415, 422] {
             assert_eq!(
                 classify(&answered(status, None)),
                 Verdict::Permanent,
@@ -265,6 +271,15 @@ mod tests {
             problem: Some(problem("other")),
         };
         assert_eq!(classify(&other), Verdict::Permanent);
+    }
+
+    #[test]
+    fn an_ended_session_ends_the_burst_at_once_and_keeps_the_intent() {
+        assert_eq!(classify(&answered(401, None)), Verdict::SignInNeeded);
+        assert_eq!(
+            RetryPolicy::default().next_step(1, &answered(401, None), 1.0),
+            NextStep::EndBurst
+        );
     }
 
     #[test]

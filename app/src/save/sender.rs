@@ -146,6 +146,9 @@ pub fn describe(outcome: &AttemptOutcome) -> String {
         // The browser's own words ("TypeError: Failed to fetch") help nobody.
         AttemptOutcome::Network { .. } => "the server could not be reached".into(),
         AttemptOutcome::TimedOut => "the server did not answer in time".into(),
+        AttemptOutcome::Answered { status: 401, .. } => {
+            "your session ended; sign in again to send it".into()
+        }
         AttemptOutcome::Answered {
             status,
             problem: Some(p),

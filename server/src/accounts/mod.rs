@@ -22,19 +22,10 @@ pub mod session;
 pub mod setup;
 pub mod tokens;
 
-use serde::Serialize;
-
 use crate::error::ApiError;
 
-/// A person with an account.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct User {
-    pub id: String,
-    pub username: String,
-    pub admin: bool,
-    pub disabled: bool,
-    pub created_at: String,
-}
+/// A person with an account (the wire type the admin's list shows).
+pub use app::api::AccountUser as User;
 
 /// A new account about to be written.
 #[derive(Clone, Debug)]

@@ -99,14 +99,9 @@ async fn sign_out(
     Ok(with_session(StatusCode::NO_CONTENT, clear_cookie(security)))
 }
 
-#[derive(Serialize)]
-struct Me {
-    username: String,
-    admin: bool,
-}
-
 async fn me(SignedIn(viewer): SignedIn) -> Response {
-    axum::Json(Me {
+    axum::Json(app::api::Me {
+        user_id: viewer.user_id,
         username: viewer.username,
         admin: viewer.admin,
     })

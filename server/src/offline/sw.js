@@ -1,8 +1,11 @@
 // oncenote's service worker. The server fills in BUILD and PRECACHE for each build.
 //
 // - Page loads: network first, so an online visit always gets the current page; every
-//   page answered is kept (the last KEEP_PAGES of them, in their own cache), so notes seen
-//   before can be opened and read offline. The kept page is served instead when there is
+//   page answered is kept (the last KEEP_PAGES of them), so notes seen before can be opened
+//   and read offline. Pages hold a person's notes: each page says whose it is
+//   (X-Oncenote-User), pages are kept in that person's own cache, and offline only the
+//   pages of the person last signed in on this browser are served — after a sign-out,
+//   none. The kept page is served instead when there is
 //   no network, when the network answers with a server error (a reverse proxy's
 //   502/503/504 while the app restarts), and when the network has not answered within
 //   NAVIGATION_TIMEOUT_MS. A page never kept gets a short offline page instead.
@@ -17,9 +20,12 @@
 const BUILD = "__BUILD_ID__";
 const PRECACHE = ["__PRECACHE__"];
 const CACHE = `oncenote-${BUILD}`;
-// Pages seen, for reading offline: not tied to a build (a page keeps its own asset names).
-const PAGES = "oncenote-pages";
+// Pages seen, for reading offline, per person: not tied to a build (a page keeps its own
+// asset names).
+const PAGES_PREFIX = "oncenote-pages-";
 const KEEP_PAGES = 100;
+// Who was signed in at the last page load (a small entry of its own cache).
+const META = "oncenote-meta";
 const NAVIGATION_TIMEOUT_MS = 3000;
 
 self.addEventListener("install", (event) => {
@@ -27,6 +33,7 @@ self.addEventListener("install", (event) => {
     caches
       .open(CACHE)
       .then((cache) => cache.addAll(PRECACHE.map((url) => new Request(url, { cache: "reload" }))))
+      .then(() => keepHomePage())
       .then(() => self.skipWaiting()),
   );
 });
@@ -37,7 +44,9 @@ self.addEventListener("activate", (event) => {
       .keys()
       .then((names) =>
         Promise.all(
-          names.filter((n) => n.startsWith("oncenote-") && n !== CACHE && n !== PAGES).map((n) => caches.delete(n)),
+          names
+            .filter((n) => n.startsWith("oncenote-") && n !== CACHE && n !== META && !n.startsWith(PAGES_PREFIX))
+            .map((n) => caches.delete(n)),
         ),
       )
       .then(() => self.clients.claim()),
@@ -51,21 +60,15 @@ self.addEventListener("fetch", (event) => {
     return; // not ours: the browser handles it as if there were no worker
   }
   if (request.mode === "navigate") {
-    event.respondWith(pageNetworkFirst(request, url));
+    event.respondWith(pageNetworkFirst(request));
   } else if (PRECACHE.includes(url.pathname) || url.pathname.startsWith("/pkg/")) {
     event.respondWith(assetCacheFirst(request));
   }
 });
 
-async function pageNetworkFirst(request, url) {
-  const [shell, pages] = await Promise.all([caches.open(CACHE), caches.open(PAGES)]);
-  const kept = async () => (await pages.match(request)) ?? (url.pathname === "/" ? await shell.match("/") : undefined);
+async function pageNetworkFirst(request) {
   const network = fetch(request).then(async (response) => {
-    if (response.ok) {
-      await pages.put(request, response.clone());
-      if (url.pathname === "/" && url.search === "") await shell.put("/", response.clone());
-      await trim(pages);
-    }
+    await keep(request, response);
     return response;
   });
   // Whichever comes first: the network's answer, or the timeout.
@@ -74,10 +77,43 @@ async function pageNetworkFirst(request, url) {
     new Promise((resolve) => setTimeout(() => resolve({ timedOut: true }), NAVIGATION_TIMEOUT_MS)),
   ]);
   if (first.response && first.response.status < 500) return first.response;
-  const fallback = await kept();
+  const owner = await lastOwner();
+  const fallback = owner === "-" ? undefined : await (await caches.open(PAGES_PREFIX + owner)).match(request);
   if (fallback) return fallback;
   if (first.response) return first.response;
   return offlinePage();
+}
+
+// The page that installed this worker was loaded before the worker ran, so it was never
+// kept: keep the home page now, as the person signed in sees it (this fetch carries their
+// session cookie). Best effort: an install never fails over it.
+async function keepHomePage() {
+  try {
+    await keep(new Request("/", { cache: "reload" }), await fetch("/", { cache: "reload" }));
+  } catch {
+    // offline or refused: the home page is kept at the next visit instead
+  }
+}
+
+// Keeps a page answered by the network in its owner's cache.
+async function keep(request, response) {
+  const owner = response.headers.get("x-oncenote-user");
+  if (owner === null) return;
+  await rememberOwner(owner);
+  if (response.ok && !response.redirected && owner !== "-") {
+    const pages = await caches.open(PAGES_PREFIX + owner);
+    await pages.put(request, response.clone());
+    await trim(pages);
+  }
+}
+
+async function rememberOwner(owner) {
+  await (await caches.open(META)).put("/owner", new Response(owner));
+}
+
+async function lastOwner() {
+  const kept = await (await caches.open(META)).match("/owner");
+  return kept ? kept.text() : "-";
 }
 
 // Keeps the newest KEEP_PAGES pages (a page kept again moves to the end).
@@ -90,7 +126,7 @@ function offlinePage() {
   const html = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>Offline — oncenote</title></head>
 <body style="font: 16px/1.5 system-ui, sans-serif; max-width: 40rem; margin: 2rem auto; padding: 0 1rem">
-<h1>You are offline</h1><p>This page was not opened before, so it is not kept on this device.
+<h1>You are offline</h1><p>This page was not opened before (while signed in), so it is not kept on this device.
 Notes you saved are safe; unsaved ones are sent when the network is back.</p>
 <p><a href="/">Go to your notes</a></p></body></html>`;
   return new Response(html, { status: 200, headers: { "content-type": "text/html; charset=utf-8" } });

@@ -90,6 +90,68 @@ async fn a_page_allows_only_its_own_scripts_and_those_with_this_responses_nonce(
     );
 }
 
+/// The nonce in a page's policy, and whether every inline script of its HTML carries it.
+async fn page_nonce_matches(response: reqwest::Response) -> Result<(), String> {
+    let policy = response
+        .headers()
+        .get("content-security-policy")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    let html = response.text().await.unwrap_or_default();
+    let Some(nonce) = policy
+        .split("'nonce-")
+        .nth(1)
+        .and_then(|rest| rest.split('\'').next())
+    else {
+        return Err(format!("a page's policy has no nonce: {policy}"));
+    };
+    if html.matches(&format!("nonce=\"{nonce}\"")).count() != html.matches("<script").count() {
+        return Err("a page's scripts do not carry its policy's nonce".into());
+    }
+    Ok(())
+}
+
+// Pages load together with the favicon and the manifest. leptos_axum's static file
+// handler made its owner a child of whatever reactive owner was current, and took the
+// response headers of a page rendering at that moment: the page went out without its
+// policy, and the browser refused to run it (it never hydrated).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_page_keeps_its_policy_while_static_files_are_served_beside_it() {
+    let site = tempfile::tempdir().unwrap();
+    std::fs::write(site.path().join("favicon.svg"), b"<svg/>").unwrap();
+    let root = site.path().display().to_string();
+    let app = spawn_app_with(move |c| c.site_root = root).await;
+    let mut failures = Vec::new();
+    for _ in 0..12 {
+        let pages = (0..8).map(|_| {
+            app.client
+                .get(app.url("/"))
+                .header("accept", "text/html")
+                .send()
+        });
+        let files = (0..8).map(|_| app.client.get(app.url("/favicon.svg")).send());
+        let (pages, files) = tokio::join!(
+            futures::future::join_all(pages),
+            futures::future::join_all(files)
+        );
+        for file in files {
+            assert_eq!(file.expect("the server answers").status(), 200);
+        }
+        for page in pages {
+            if let Err(failure) = page_nonce_matches(page.expect("the server answers")).await {
+                failures.push(failure);
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of 96 pages: {:?}",
+        failures.len(),
+        failures.first()
+    );
+}
+
 #[tokio::test]
 async fn every_answer_says_nosniff_and_may_not_be_framed() {
     let app = spawn_app().await;

@@ -21,6 +21,7 @@ fn http(app: &TestApp) -> HttpTransport {
     HttpTransport {
         client: app.client.clone(),
         base: app.address.clone(),
+        session: app.session.clone(),
     }
 }
 

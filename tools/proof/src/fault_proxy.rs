@@ -124,7 +124,10 @@ async fn handle(
     shared: Arc<Shared>,
     request: Request<Incoming>,
 ) -> Result<Response<Full<Bytes>>, InjectedFault> {
-    let is_save = request.method() == hyper::Method::POST && request.uri().path() == "/api/notes";
+    // Every write is faulted alike: creates, edits, moves to the trash and back.
+    let is_save =
+        request.method() != hyper::Method::GET && request.uri().path().starts_with("/api/notes");
+    let is_create = request.method() == hyper::Method::POST && request.uri().path() == "/api/notes";
     let (before, after, delay) = {
         let mut rng = shared.rng.lock().await;
         let delay_ms = shared.faults.max_delay.as_millis() as u64;
@@ -165,7 +168,7 @@ async fn handle(
             .unwrap_or("/")
     );
     let mut forward = shared.client.request(parts.method.clone(), url).body(body);
-    for name in ["content-type", "idempotency-key"] {
+    for name in ["content-type", "idempotency-key", "cookie", "if-match"] {
         for value in parts.headers.get_all(name) {
             forward = forward.header(name, value.as_bytes());
         }
@@ -180,7 +183,7 @@ async fn handle(
     };
     shared.counts.forwarded.fetch_add(1, Ordering::Relaxed);
     let status = answer.status();
-    if is_save && status.as_u16() == 200 {
+    if is_create && status.as_u16() == 200 {
         shared.counts.late_answers.fetch_add(1, Ordering::Relaxed);
     }
     let headers = answer.headers().clone();
@@ -195,8 +198,9 @@ async fn handle(
         "location",
         "idempotent-replayed",
         "retry-after",
+        "set-cookie",
     ] {
-        if let Some(value) = headers.get(name) {
+        for value in headers.get_all(name) {
             response = response.header(name, value.as_bytes());
         }
     }

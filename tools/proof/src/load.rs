@@ -200,10 +200,19 @@ pub async fn run(
         .timeout(Duration::from_secs(10))
         .pool_max_idle_per_host(config.clients)
         .build()?;
-    let transport = HttpTransport {
-        client,
-        base: base_url.to_owned(),
-    };
+    // Every virtual client is a person of their own, signed in (the server runs with
+    // open signup).
+    let mut sessions = Vec::with_capacity(config.clients);
+    for client_no in 0..config.clients {
+        sessions.push(
+            sign_up(
+                &client,
+                base_url,
+                &format!("chaos-{}-{client_no}", config.seed),
+            )
+            .await?,
+        );
+    }
     let records: Rc<RefCell<Vec<IntentRecord>>> =
         Rc::new(RefCell::new(Vec::with_capacity(config.intents)));
     let counts = Rc::new(RefCell::new(OutcomeCounts::default()));
@@ -211,8 +220,13 @@ pub async fn run(
     let deadline = started + config.deadline;
 
     let mut clients = Vec::new();
-    for client_no in 0..config.clients {
-        let sender = Sender::new(transport.clone(), TokioClock, config.policy.clone());
+    for (client_no, session) in sessions.into_iter().enumerate() {
+        let transport = HttpTransport {
+            client: client.clone(),
+            base: base_url.to_owned(),
+            session: Some(session),
+        };
+        let sender = Sender::new(transport, TokioClock, config.policy.clone());
         let (records, counts, progress) = (records.clone(), counts.clone(), progress.clone());
         let mine: Vec<usize> = (client_no..config.intents)
             .step_by(config.clients)
@@ -249,6 +263,59 @@ pub async fn run(
         counts,
         elapsed: started.elapsed(),
     })
+}
+
+/// Makes an account (signup is open on the chaos server) and returns its session token.
+/// Retried: the server may be down for a moment in crash mode.
+pub async fn sign_up(
+    client: &reqwest::Client,
+    base_url: &str,
+    username: &str,
+) -> anyhow::Result<String> {
+    let body = serde_json::json!({ "username": username, "password": "chaos password" });
+    let mut last = String::from("no answer");
+    for _ in 0..50 {
+        let Ok(response) = client
+            .post(format!("{base_url}/api/users"))
+            .json(&body)
+            .send()
+            .await
+        else {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            continue;
+        };
+        let status = response.status().as_u16();
+        last = format!("the last answer was {status}");
+        let token = response
+            .headers()
+            .get_all("set-cookie")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .find_map(|v| v.strip_prefix("oncenote_session="))
+            .map(|v| v.split(';').next().unwrap_or_default().to_owned());
+        match (status, token) {
+            (201, Some(token)) => return Ok(token),
+            (409, _) => {
+                // Made by an earlier attempt whose answer was lost: sign in instead.
+                let response = client
+                    .post(format!("{base_url}/api/session"))
+                    .json(&body)
+                    .send()
+                    .await?;
+                if let Some(token) = response
+                    .headers()
+                    .get_all("set-cookie")
+                    .iter()
+                    .filter_map(|v| v.to_str().ok())
+                    .find_map(|v| v.strip_prefix("oncenote_session="))
+                {
+                    return Ok(token.split(';').next().unwrap_or_default().to_owned());
+                }
+            }
+            _ => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+    anyhow::bail!("could not make the account {username}: {last}")
 }
 
 /// How sending one intent until it is done ended.

@@ -112,12 +112,16 @@ async fn main() -> anyhow::Result<()> {
     );
 
     let mut server = ServerProcess::new(&args.server, &dir.join("bench.db"))?;
+    // The benchmark runs as signed-in people: 16 accounts, the clients spread over them.
+    server.env = vec![("ONCENOTE_SIGNUP".into(), "open".into())];
     server.start().await?;
     let base = server.base_url();
     let client = reqwest::Client::builder()
         .pool_max_idle_per_host(256)
         .timeout(Duration::from_secs(30))
         .build()?;
+    let users = people(&client, &base, 16).await?;
+    let client = users[0].clone();
     if client
         .post(format!("{base}/bench/plain-notes"))
         .body(note_body(0))
@@ -140,7 +144,7 @@ async fn main() -> anyhow::Result<()> {
     );
     for clients in [1, 16, 64] {
         for mode in ["plain", "idempotent"] {
-            let cell = throughput(&client, &base, mode, clients, seconds).await?;
+            let cell = throughput(&users, &base, mode, clients, seconds).await?;
             println!(
                 "{:<12} {:>7} {:>9} {:>10.0} {:>9.2} {:>9.2}",
                 cell.mode, cell.clients, cell.requests, cell.per_second, cell.p50_ms, cell.p99_ms
@@ -165,7 +169,7 @@ async fn main() -> anyhow::Result<()> {
         })
         .collect();
 
-    let replay = throughput(&client, &base, "replay", 16, seconds).await?;
+    let replay = throughput(&users[..1], &base, "replay", 16, seconds).await?;
     println!(
         "{:<12} {:>7} {:>9} {:>10.0} {:>9.2} {:>9.2}",
         replay.mode,
@@ -187,7 +191,7 @@ async fn main() -> anyhow::Result<()> {
     let same_key_notes = most_notes_per_key(&dir.join("bench.db"), &same_keys).await?;
 
     // Edits: each client edits its own note, from the version it knows.
-    let edits = edit_throughput(&client, &base, 16, seconds).await?;
+    let edits = edit_throughput(&users, &base, 16, seconds).await?;
     println!(
         "{:<12} {:>7} {:>9} {:>10.0} {:>9.2} {:>9.2}",
         edits.mode, edits.clients, edits.requests, edits.per_second, edits.p50_ms, edits.p99_ms
@@ -197,14 +201,23 @@ async fn main() -> anyhow::Result<()> {
     // SQL), on a server and database of their own.
     let database = dir.join("search.db");
     let mut search_server = ServerProcess::new(&args.server, &database)?;
+    search_server.env = vec![("ONCENOTE_SIGNUP".into(), "open".into())];
     search_server.start().await?;
     let base = search_server.base_url();
+    let client = people(&client, &base, 1).await?.remove(0);
+    let me: serde_json::Value = client
+        .get(format!("{base}/api/me"))
+        .send()
+        .await?
+        .json()
+        .await?;
+    let scope = me["user_id"].as_str().unwrap_or_default().to_owned();
     let mut search = Vec::new();
     let mut lists = (0.0, 0.0, 0.0, 0.0);
     for target in [10_000usize, 100_000] {
         let have = count_notes(&database).await?;
         if have < target {
-            fill(&database, target - have).await?;
+            fill(&database, target - have, &scope).await?;
         }
         let figures = search_latency(&client, &base, target).await?;
         println!(
@@ -341,15 +354,42 @@ async fn disk_commit_rate(path: &Path, for_at_most: Duration) -> anyhow::Result<
     Ok(commits as f64 / started.elapsed().as_secs_f64())
 }
 
-/// `clients` loops posting for `duration`: plain inserts, idempotent creates (a new key
-/// each), or replays (one key, already stored).
-async fn throughput(
+/// `n` people signed up on the server: a client each, carrying its session.
+async fn people(
     client: &reqwest::Client,
+    base: &str,
+    n: usize,
+) -> anyhow::Result<Vec<reqwest::Client>> {
+    let mut clients = Vec::with_capacity(n);
+    for person in 0..n {
+        let name = format!("bench-{}-{person}", std::process::id());
+        let token = proof::load::sign_up(client, base, &name).await?;
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert(
+            reqwest::header::COOKIE,
+            format!("oncenote_session={token}").parse()?,
+        );
+        clients.push(
+            reqwest::Client::builder()
+                .pool_max_idle_per_host(256)
+                .timeout(Duration::from_secs(30))
+                .default_headers(headers)
+                .build()?,
+        );
+    }
+    Ok(clients)
+}
+
+/// `clients` loops posting for `duration`: plain inserts, idempotent creates (a new key
+/// each), or replays (one key, already stored) — each loop as one of `users`.
+async fn throughput(
+    users: &[reqwest::Client],
     base: &str,
     mode: &'static str,
     clients: usize,
     duration: Duration,
 ) -> anyhow::Result<Cell> {
+    let client = &users[0];
     let replay_key = uuid::Uuid::new_v4().to_string();
     if mode == "replay" {
         let first = client
@@ -365,7 +405,11 @@ async fn throughput(
     let started = Instant::now();
     let mut workers = Vec::new();
     for worker in 0..clients {
-        let (client, base, replay_key) = (client.clone(), base.to_owned(), replay_key.clone());
+        let (client, base, replay_key) = (
+            users[worker % users.len()].clone(),
+            base.to_owned(),
+            replay_key.clone(),
+        );
         workers.push(tokio::spawn(async move {
             let mut latencies = Vec::new();
             let mut n = worker as u64 * 1_000_000;
@@ -494,7 +538,7 @@ async fn most_notes_per_key(database: &Path, keys: &[String]) -> anyhow::Result<
 /// `clients` loops each editing a note of its own, always from the version it knows
 /// (applied edits: the common case), for `duration`.
 async fn edit_throughput(
-    client: &reqwest::Client,
+    users: &[reqwest::Client],
     base: &str,
     clients: usize,
     duration: Duration,
@@ -503,7 +547,7 @@ async fn edit_throughput(
     let started = Instant::now();
     let mut workers = Vec::new();
     for worker in 0..clients {
-        let (client, base) = (client.clone(), base.to_owned());
+        let (client, base) = (users[worker % users.len()].clone(), base.to_owned());
         workers.push(tokio::spawn(async move {
             let created: serde_json::Value = client
                 .post(format!("{base}/api/notes"))
@@ -585,7 +629,7 @@ async fn count_notes(database: &Path) -> anyhow::Result<usize> {
 
 /// Adds `n` notes of 40–120 words straight through SQL (the search index's triggers keep
 /// it in step), in transactions of 5,000.
-async fn fill(database: &Path, n: usize) -> anyhow::Result<()> {
+async fn fill(database: &Path, n: usize, scope: &str) -> anyhow::Result<()> {
     use rand::{Rng, SeedableRng};
     let started = Instant::now();
     let options = SqliteConnectOptions::new()
@@ -607,9 +651,10 @@ async fn fill(database: &Path, n: usize) -> anyhow::Result<()> {
             let at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
             sqlx::query(
                 "INSERT INTO notes (id, scope, idempotency_key, request_fingerprint, title, body, \
-                 written_at, created_at, updated_at, version, cjk) VALUES (?, 'shared', ?, '', ?, ?, ?, ?, ?, 1, '')",
+                 written_at, created_at, updated_at, version, cjk) VALUES (?, ?, ?, '', ?, ?, ?, ?, ?, 1, '')",
             )
             .bind(&id)
+            .bind(scope)
             .bind(&id)
             .bind(&title)
             .bind(words.join(" "))

@@ -81,11 +81,13 @@ async fn main() -> anyhow::Result<()> {
     std::fs::create_dir_all(&dir)?;
     let database = dir.join("chaos.db");
     let mut server = ServerProcess::new(&args.server, &database)?;
+    // Each virtual client signs up as a person of their own.
+    server.env = vec![("ONCENOTE_SIGNUP".into(), "open".into())];
     if let Some(ttl) = args.ttl_secs {
-        server.env = vec![
+        server.env.extend([
             ("ONCENOTE_IDEMPOTENCY_TTL_SECS".into(), ttl.to_string()),
             ("ONCENOTE_SWEEP_INTERVAL_SECS".into(), "1".into()),
-        ];
+        ]);
     }
     server.start().await?;
 

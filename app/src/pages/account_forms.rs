@@ -1,0 +1,243 @@
+//! The pages that let a person in and manage their account: sign in, set up the first
+//! account, accept an invitation, the account page, the admin's page. Each is a plain form
+//! the server handles (they work without JavaScript); a failure comes back as an error
+//! code in the address, which is turned into words here (nothing typed is reflected).
+
+use leptos::prelude::*;
+use leptos_router::hooks::{use_params_map, use_query_map};
+
+use crate::components::local_time::LocalTime;
+use crate::data;
+use crate::door;
+
+/// The words for an error code a form came back with.
+fn explain(code: &str, retry: Option<u64>) -> String {
+    match code {
+        "invalid-credentials" => "The username or the password is wrong.".into(),
+        "too-many-attempts" => format!(
+            "Too many failed sign-ins. Try again in {} minute(s).",
+            retry.unwrap_or(900).div_ceil(60)
+        ),
+        "unauthenticated" => "Your session ended; sign in again.".into(),
+        "setup-done" => "The first account exists already; sign in instead.".into(),
+        "setup-link-invalid" => {
+            "This setup link is not valid: use the link the server printed in its log.".into()
+        }
+        "invitation-gone" => {
+            "This invitation was used already or has expired; ask for a new one.".into()
+        }
+        "username-taken" => "This username is taken; choose another.".into(),
+        "validation-failed" => "A username holds letters, digits, '.', '_' and '-'; a password has at least 8 characters.".into(),
+        "wrong-password" => "The current password is wrong.".into(),
+        "admin-only" => "Only an admin can do this.".into(),
+        _ => "That did not work; try again.".into(),
+    }
+}
+
+/// The error the form came back with, in words, as an alert.
+#[component]
+fn FormError() -> impl IntoView {
+    let query = use_query_map();
+    move || {
+        query.with(|q| {
+            q.get("error").map(|code| {
+                let retry = q.get("retry").and_then(|r| r.parse().ok());
+                view! { <p class="notice" role="alert">{explain(&code, retry)}</p> }
+            })
+        })
+    }
+}
+
+/// Username and password fields.
+#[component]
+fn Credentials(#[prop(optional)] new_password: bool) -> impl IntoView {
+    let autocomplete = if new_password {
+        "new-password"
+    } else {
+        "current-password"
+    };
+    view! {
+        <label for="username">"Username"</label>
+        <input id="username" name="username" type="text" autocomplete="username" required />
+        <label for="password">"Password"</label>
+        <input id="password" name="password" type="password" autocomplete=autocomplete required />
+    }
+}
+
+/// `/sign-in`.
+#[component]
+pub fn SignInPage() -> impl IntoView {
+    let query = use_query_map();
+    let next = move || query.with(|q| q.get("next").unwrap_or_else(|| "/".into()));
+    let signed_out = move || query.with(|q| q.get("signed_out").is_some());
+    view! {
+        <section class="account-form" aria-labelledby="sign-in-heading">
+            <h2 id="sign-in-heading">"Sign in"</h2>
+            <Show when=signed_out>
+                <p class="muted" role="status">"You are signed out."</p>
+            </Show>
+            <FormError />
+            <form class="compose" method="post" action="/sign-in">
+                <input type="hidden" name="next" value=next />
+                <Credentials />
+                <div class="actions"><button type="submit">"Sign in"</button></div>
+            </form>
+            <p class="muted">"New here? Ask the person who runs this server for an invitation."</p>
+        </section>
+    }
+}
+
+/// `/setup?token=`: the first account, from the link the server printed.
+#[component]
+pub fn SetupPage() -> impl IntoView {
+    let query = use_query_map();
+    let token = move || query.with(|q| q.get("token").unwrap_or_default());
+    view! {
+        <section class="account-form" aria-labelledby="setup-heading">
+            <h2 id="setup-heading">"Create the first account"</h2>
+            <FormError />
+            <Show
+                when=move || !token().is_empty()
+                fallback=|| view! {
+                    <p>"No account exists yet. Open the setup link the server printed in its log when it started (it works once), or start the server with ONCENOTE_ADMIN_USERNAME and ONCENOTE_ADMIN_PASSWORD set."</p>
+                }
+            >
+                <p class="muted">"This account will be the admin: it can invite others."</p>
+                <form class="compose" method="post" action="/setup">
+                    <input type="hidden" name="token" value=token />
+                    <Credentials new_password=true />
+                    <div class="actions"><button type="submit">"Create the account"</button></div>
+                </form>
+            </Show>
+        </section>
+    }
+}
+
+/// `/invite/{token}`: make an account with an invitation.
+#[component]
+pub fn InvitePage() -> impl IntoView {
+    let params = use_params_map();
+    let action = move || params.with(|p| format!("/invite/{}", p.get("token").unwrap_or_default()));
+    view! {
+        <section class="account-form" aria-labelledby="invite-heading">
+            <h2 id="invite-heading">"You are invited"</h2>
+            <FormError />
+            <p class="muted">"Choose a username and a password (at least 8 characters)."</p>
+            <form class="compose" method="post" action=action>
+                <Credentials new_password=true />
+                <div class="actions"><button type="submit">"Create my account"</button></div>
+            </form>
+        </section>
+    }
+}
+
+/// `/account`: change the password, export and import, sign out.
+#[component]
+pub fn AccountPage() -> impl IntoView {
+    let query = use_query_map();
+    let changed = move || query.with(|q| q.get("changed").is_some());
+    view! {
+        <section class="account" aria-labelledby="account-heading">
+            <h2 id="account-heading">"Your account"</h2>
+            <FormError />
+            <Show when=changed>
+                <p class="notice-item" role="status">"Your password is changed. Every other session of yours has ended."</p>
+            </Show>
+            <h3>"Change your password"</h3>
+            <form class="compose" method="post" action="/account/password">
+                <label for="current-password">"Current password"</label>
+                <input id="current-password" name="current_password" type="password" autocomplete="current-password" required />
+                <label for="new-password">"New password"</label>
+                <input id="new-password" name="new_password" type="password" autocomplete="new-password" required />
+                <div class="actions"><button type="submit">"Change the password"</button></div>
+            </form>
+            <h3>"Your notes, to take away"</h3>
+            <p>
+                <a href="/api/export" rel="external" download>"Export every note"</a>
+                " — a zip with one JSON file of all your notes and a Markdown file for each."
+            </p>
+            <ImportForm />
+        </section>
+    }
+}
+
+/// Import an export: sends the zip to `/api/import` (needs JavaScript).
+#[component]
+fn ImportForm() -> impl IntoView {
+    let message = RwSignal::new(None::<String>);
+    let on_change = move |ev: leptos::ev::Event| door::import_file(ev, message);
+    view! {
+        <label for="import-file">"Import an export (importing the same one twice adds nothing)"</label>
+        <input id="import-file" type="file" accept=".zip,application/zip" on:change=on_change />
+        <p class="muted" role="status">{move || message.get()}</p>
+    }
+}
+
+/// `/admin`: the people on this server; invite, disable, enable.
+#[component]
+pub fn AdminPage() -> impl IntoView {
+    let query = use_query_map();
+    let users = Resource::new(|| (), |_| data::users());
+    let invitation = move || query.with(|q| q.get("invitation"));
+    view! {
+        <section class="admin" aria-labelledby="admin-heading">
+            <h2 id="admin-heading">"People on this server"</h2>
+            <FormError />
+            {move || invitation().map(|token| view! { <InvitationLink token /> })}
+            <form method="post" action="/admin/invitations">
+                <button type="submit">"Invite someone"</button>
+            </form>
+            <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match users.await {
+                        Ok(users) => view! {
+                            <ul class="notes users">
+                                {users.into_iter().map(|user| view! { <UserItem user /> }).collect_view()}
+                            </ul>
+                        }.into_any(),
+                        Err(error) => view! { <p class="error">{error}</p> }.into_any(),
+                    }
+                })}
+            </Transition>
+        </section>
+    }
+}
+
+/// A new invitation's link, shown once.
+#[component]
+fn InvitationLink(token: String) -> impl IntoView {
+    let link = RwSignal::new(format!("/invite/{token}"));
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |_| {
+        if let Some(origin) = web_sys::window().and_then(|w| w.location().origin().ok()) {
+            link.update(|l| *l = format!("{origin}{l}"));
+        }
+    });
+    view! {
+        <div class="notice-item" role="status">
+            <p>"Send this link to the person you invite. It works once, for 7 days:"</p>
+            <p><code data-testid="invitation-link">{move || link.get()}</code></p>
+        </div>
+    }
+}
+
+#[component]
+fn UserItem(user: crate::api::AccountUser) -> impl IntoView {
+    let action = if user.disabled {
+        format!("/admin/users/{}/enable", user.id)
+    } else {
+        format!("/admin/users/{}/disable", user.id)
+    };
+    let label = if user.disabled { "Enable" } else { "Disable" };
+    let role = if user.admin { " · admin" } else { "" };
+    let state = if user.disabled { " · disabled" } else { "" };
+    view! {
+        <li class="note">
+            <h3 class="note-title">{user.username.clone()}</h3>
+            <p class="meta">"Since " <LocalTime at=user.created_at.clone() /> {role} {state}</p>
+            <form method="post" action=action>
+                <button type="submit" aria-label=format!("{label} {}", user.username)>{label}</button>
+            </form>
+        </li>
+    }
+}
