@@ -37,11 +37,47 @@ test("every page has no accessibility violations", async ({ page, request, uniqu
     ["trash", () => open(page, "/trash")],
     ["a note in the trash", () => open(page, `/notes/${trashed.id}`)],
     ["no such note", () => open(page, `/notes/${randomUUID()}`)],
+    ["account", () => open(page, "/account")],
+    [
+      "people, with an invitation made",
+      async () => {
+        await open(page, "/admin");
+        await page.getByRole("button", { name: "Invite someone" }).click();
+        await expect(page.getByTestId("invitation-link")).toBeVisible();
+      },
+    ],
   ];
   const found: string[] = [];
   for (const [name, visit] of pages) {
     await visit();
     for (const violation of await violations(page)) found.push(`${name} — ${violation}`);
   }
+  expect(found).toEqual([]);
+});
+
+test("the pages for people not signed in have no accessibility violations", async ({ browser }) => {
+  const stranger = await browser.newContext({ storageState: { cookies: [], origins: [] } });
+  const page = await stranger.newPage();
+  const pages: Array<[string, () => Promise<void>]> = [
+    ["sign in", () => open(page, "/sign-in")],
+    [
+      "sign in, refused",
+      async () => {
+        await open(page, "/sign-in");
+        await page.getByLabel("Username").fill("nobody");
+        await page.getByLabel("Password").fill("not a password");
+        await page.getByRole("button", { name: "Sign in" }).click();
+        await expect(page.getByRole("alert")).toBeVisible();
+      },
+    ],
+    ["an invitation that does not exist", () => open(page, `/invite/${"0".repeat(64)}`)],
+    ["setup, already done", () => open(page, "/setup")],
+  ];
+  const found: string[] = [];
+  for (const [name, visit] of pages) {
+    await visit();
+    for (const violation of await violations(page)) found.push(`${name} — ${violation}`);
+  }
+  await stranger.close();
   expect(found).toEqual([]);
 });

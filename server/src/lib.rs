@@ -3,6 +3,7 @@
 //! server-rendered pages, and the background sweeper.
 
 pub mod accounts;
+pub mod cli;
 pub mod config;
 pub mod error;
 pub mod health;

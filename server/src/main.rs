@@ -1,9 +1,35 @@
+use clap::Parser;
+use server::cli::{self, Cli, Command};
 use server::config::Config;
 use server::startup::Application;
 use server::{shutdown, telemetry};
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    match Cli::parse().command.unwrap_or(Command::Serve) {
+        Command::Serve => serve().await,
+        Command::CheckConfig => match cli::check_config(Config::from_env()) {
+            Ok(lines) => {
+                println!("The configuration is good:");
+                lines.iter().for_each(|line| println!("  {line}"));
+                Ok(())
+            }
+            Err(problems) => {
+                eprintln!("The configuration would not start the server:");
+                problems
+                    .iter()
+                    .for_each(|problem| eprintln!("  - {problem}"));
+                std::process::exit(2);
+            }
+        },
+        Command::Backup { path } => {
+            println!("{}", cli::backup(&Config::from_env()?, &path).await?);
+            Ok(())
+        }
+    }
+}
+
+async fn serve() -> anyhow::Result<()> {
     telemetry::init();
     let config = Config::from_env()?;
     let database = config.database.to_string();

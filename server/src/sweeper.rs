@@ -1,5 +1,5 @@
-//! The background task that deletes expired idempotency rows and empties the trash of
-//! notes kept there longer than the retention. A note keeps its key, so a retry after
+//! The background task that deletes expired idempotency rows and sessions, and empties
+//! the trash of notes kept there longer than the retention. A note keeps its key, so a retry after
 //! expiry still finds its note (see `notes::writes`).
 
 use std::time::Duration;
@@ -23,6 +23,11 @@ pub fn spawn(store: Store, interval: Duration, trash_retention: Duration) -> Joi
                 Ok(n) => tracing::info!(deleted = n, "swept expired idempotency keys"),
                 // A busy database or a passing error: try again at the next tick.
                 Err(error) => tracing::warn!(%error, "sweeping expired idempotency keys failed"),
+            }
+            match store.sweep_sessions(&now_text).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(deleted = n, "swept expired sessions"),
+                Err(error) => tracing::warn!(%error, "sweeping expired sessions failed"),
             }
             let cutoff = timestamp::format(timestamp::before(now, trash_retention));
             match store.empty_trash_before(&cutoff, &now_text).await {

@@ -139,6 +139,7 @@ pub fn AccountPage() -> impl IntoView {
     view! {
         <section class="account" aria-labelledby="account-heading">
             <h2 id="account-heading">"Your account"</h2>
+            <AccountName />
             <FormError />
             <Show when=changed>
                 <p class="notice-item" role="status">"Your password is changed. Every other session of yours has ended."</p>
@@ -161,6 +162,21 @@ pub fn AccountPage() -> impl IntoView {
     }
 }
 
+/// "Signed in as …".
+#[component]
+fn AccountName() -> impl IntoView {
+    let me = Resource::new(|| (), |_| data::me());
+    view! {
+        <Suspense>
+            {move || Suspend::new(async move {
+                me.await.ok().flatten().map(|me| view! {
+                    <p class="muted">"Signed in as " <strong>{me.username}</strong> {if me.admin { " (admin)" } else { "" }}</p>
+                })
+            })}
+        </Suspense>
+    }
+}
+
 /// Import an export: sends the zip to `/api/import` (needs JavaScript).
 #[component]
 fn ImportForm() -> impl IntoView {
@@ -178,21 +194,29 @@ fn ImportForm() -> impl IntoView {
 pub fn AdminPage() -> impl IntoView {
     let query = use_query_map();
     let users = Resource::new(|| (), |_| data::users());
+    let me = Resource::new(|| (), |_| data::me());
     let invitation = move || query.with(|q| q.get("invitation"));
     view! {
         <section class="admin" aria-labelledby="admin-heading">
             <h2 id="admin-heading">"People on this server"</h2>
             <FormError />
             {move || invitation().map(|token| view! { <InvitationLink token /> })}
-            <form method="post" action="/admin/invitations">
+            <form class="invite" method="post" action="/admin/invitations">
                 <button type="submit">"Invite someone"</button>
             </form>
             <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
                 {move || Suspend::new(async move {
+                    let me = me.await.ok().flatten().map(|me| me.user_id);
                     match users.await {
                         Ok(users) => view! {
                             <ul class="notes users">
-                                {users.into_iter().map(|user| view! { <UserItem user /> }).collect_view()}
+                                {users
+                                    .into_iter()
+                                    .map(|user| {
+                                        let you = me.as_deref() == Some(user.id.as_str());
+                                        view! { <UserItem user you /> }
+                                    })
+                                    .collect_view()}
                             </ul>
                         }.into_any(),
                         Err(error) => view! { <p class="error">{error}</p> }.into_any(),
@@ -221,8 +245,9 @@ fn InvitationLink(token: String) -> impl IntoView {
     }
 }
 
+/// One person; `you` (the admin looking) cannot disable their own account.
 #[component]
-fn UserItem(user: crate::api::AccountUser) -> impl IntoView {
+fn UserItem(user: crate::api::AccountUser, you: bool) -> impl IntoView {
     let action = if user.disabled {
         format!("/admin/users/{}/enable", user.id)
     } else {
@@ -231,13 +256,16 @@ fn UserItem(user: crate::api::AccountUser) -> impl IntoView {
     let label = if user.disabled { "Enable" } else { "Disable" };
     let role = if user.admin { " · admin" } else { "" };
     let state = if user.disabled { " · disabled" } else { "" };
+    let you_mark = if you { " · you" } else { "" };
     view! {
         <li class="note">
             <h3 class="note-title">{user.username.clone()}</h3>
-            <p class="meta">"Since " <LocalTime at=user.created_at.clone() /> {role} {state}</p>
-            <form method="post" action=action>
-                <button type="submit" aria-label=format!("{label} {}", user.username)>{label}</button>
-            </form>
+            <p class="meta">"Since " <LocalTime at=user.created_at.clone() /> {role} {state} {you_mark}</p>
+            <Show when=move || !you>
+                <form method="post" action=action.clone()>
+                    <button type="submit" aria-label=format!("{label} {}", user.username)>{label}</button>
+                </form>
+            </Show>
         </li>
     }
 }

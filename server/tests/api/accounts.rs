@@ -710,3 +710,38 @@ async fn an_export_imported_twice_adds_its_notes_once() {
         .unwrap();
     assert_eq!(not_a_zip.status(), 400);
 }
+
+#[tokio::test]
+async fn expired_sessions_are_swept_from_the_database() {
+    let app = spawn_app_with(|c| c.sweep_interval = Duration::from_secs(1)).await;
+    let user: String = sqlx::query_scalar("SELECT id FROM users LIMIT 1")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    sqlx::query(
+        "INSERT INTO sessions (token_hash, user_id, created_at, last_seen_at, expires_at) \
+         VALUES ('old', ?, '2020-01-01T00:00:00.000Z', '2020-01-01T00:00:00.000Z', '2020-01-31T00:00:00.000Z')",
+    )
+    .bind(&user)
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let left: i64 =
+            sqlx::query_scalar("SELECT count(*) FROM sessions WHERE token_hash = 'old'")
+                .fetch_one(&app.pool)
+                .await
+                .unwrap();
+        if left == 0 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the expired session was never swept"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // The live session is untouched.
+    assert_eq!(app.get("/api/me").await.status(), 200);
+}

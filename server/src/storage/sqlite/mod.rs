@@ -11,6 +11,7 @@
 //!   `key_wait` at most; past that the answer is 503 `database-busy`.
 
 mod accounts;
+pub mod backup;
 
 use std::str::FromStr;
 use std::time::Duration;

@@ -1,0 +1,269 @@
+//! The command line: `server` serves the app; `server check-config` says whether the
+//! configuration in the environment would start, and with what; `server backup PATH`
+//! writes a consistent copy of the database while the server runs.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Parser, Subcommand};
+
+use crate::accounts;
+use crate::config::{Config, DatabaseUrl};
+use crate::storage::sqlite::backup;
+
+/// Every variable the server reads (each is documented in the README and in
+/// `deploy/oncenote.env.example`).
+const ENVIRONMENT: &str = "\
+Configuration comes from the environment; nothing is required:
+  DATABASE_URL                   sqlite://data/oncenote.db (default)
+  LEPTOS_SITE_ADDR               address to listen on (127.0.0.1:3000)
+  LEPTOS_SITE_ROOT               the built site with pkg/ (target/site)
+  ONCENOTE_PUBLIC_URL            the address people use (links; https:// → Secure cookies)
+  ONCENOTE_ALLOWED_HOSTS         host names answered besides IPs and localhost
+  ONCENOTE_TRUSTED_PROXIES       proxy addresses whose X-Forwarded-* are believed
+  ONCENOTE_ADMIN_USERNAME        the first admin, made at the first start ...
+  ONCENOTE_ADMIN_PASSWORD        ... with this password (else a setup link is printed)
+  ONCENOTE_SIGNUP                invite (default) or open
+  ONCENOTE_SESSION_DAYS          a session ends after this many days unused (30)
+  ONCENOTE_SIGN_IN_MAX_FAILURES  failed sign-ins before a lockout (5)
+  ONCENOTE_SIGN_IN_WINDOW_SECS   the window they are counted in (900)
+  ONCENOTE_SIGN_IN_LOCKOUT_SECS  how long a lockout lasts (900)
+  ONCENOTE_IDEMPOTENCY_TTL_SECS  how long a key's answer is kept (86400)
+  ONCENOTE_KEY_WAIT_MS           wait for the write lock or a same-key request (5000)
+  ONCENOTE_SWEEP_INTERVAL_SECS   how often expired keys are swept (300)
+  ONCENOTE_TRASH_DAYS            the trash empties itself after this many days (30)
+  ONCENOTE_HEADER_TIMEOUT_SECS   time allowed for a request's headers (10)
+  ONCENOTE_BODY_TIMEOUT_SECS     time allowed for a request's body (30)
+  ONCENOTE_BUILD_ID              names the offline cache instead of asset hashes
+  RUST_LOG                       log filter (info)";
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "server",
+    version,
+    about = "oncenote: a notes server where a note you save is stored exactly once",
+    after_help = ENVIRONMENT
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// Serve the app (what `server` does with no command).
+    Serve,
+    /// Read the configuration from the environment and say what is wrong with it, or
+    /// what the server would run with. Exits 0 when it would start, 2 when not.
+    CheckConfig,
+    /// Write a consistent copy of the database to PATH (a new file) while the server
+    /// keeps running; the copy is checked before this returns.
+    Backup {
+        /// Where to write the copy; must not exist yet.
+        path: PathBuf,
+    },
+}
+
+/// `check-config`: the configuration, or what is wrong with it (`Err` holds every problem).
+pub fn check_config(config: anyhow::Result<Config>) -> Result<Vec<String>, Vec<String>> {
+    let config = config.map_err(|error| vec![format!("{error:#}")])?;
+    let mut problems = Vec::new();
+    let pkg = Path::new(&config.site_root).join("pkg");
+    if !pkg.is_dir() {
+        problems.push(format!(
+            "LEPTOS_SITE_ROOT {:?} has no pkg/ folder: build the site (`cargo leptos build --release`) \
+             or point LEPTOS_SITE_ROOT at it",
+            config.site_root
+        ));
+    }
+    if let Some((username, password)) = &config.admin {
+        if let Err(error) = accounts::valid_username(username) {
+            problems.push(format!("ONCENOTE_ADMIN_USERNAME: {error}"));
+        }
+        if let Err(error) = accounts::valid_password(password) {
+            problems.push(format!("ONCENOTE_ADMIN_PASSWORD: {error}"));
+        }
+    }
+    if !config.site_addr.ip().is_loopback() && config.public_url.is_none() {
+        problems.push(format!(
+            "LEPTOS_SITE_ADDR {} listens beyond this machine: set ONCENOTE_PUBLIC_URL to the \
+             address people use (https://… behind a TLS proxy)",
+            config.site_addr
+        ));
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let secs = |d: std::time::Duration| d.as_secs();
+    Ok(vec![
+        format!("database          {}", redacted(&config.database)),
+        format!("listening on      {}", config.site_addr),
+        format!("site files        {}", config.site_root),
+        format!(
+            "public address    {}",
+            config
+                .public_url
+                .as_deref()
+                .unwrap_or("(not set: links use the Host people type)")
+        ),
+        format!(
+            "first admin       {}",
+            match &config.admin {
+                Some((name, _)) => format!("{name} (from the environment)"),
+                None => "a setup link is printed at start while there is no account".to_owned(),
+            }
+        ),
+        format!(
+            "signup            {}",
+            if config.signup_open {
+                "open to anyone"
+            } else {
+                "by invitation"
+            }
+        ),
+        format!(
+            "sessions          end after {} days unused",
+            secs(config.session_lifetime) / 86_400
+        ),
+        format!("idempotency keys  kept {} s", secs(config.idempotency_ttl)),
+        format!(
+            "trash             emptied after {} days",
+            secs(config.trash_retention) / 86_400
+        ),
+    ])
+}
+
+/// The database URL without a password in it.
+fn redacted(database: &DatabaseUrl) -> String {
+    let url = database.to_string();
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let credentials = &url[scheme + 3..at];
+            match credentials.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme + 3], &url[at..]),
+                None => url,
+            }
+        }
+        _ => url,
+    }
+}
+
+/// `backup PATH`: the copy, described.
+pub async fn backup(config: &Config, to: &Path) -> anyhow::Result<String> {
+    match &config.database {
+        DatabaseUrl::Sqlite(url) => {
+            let report = backup::backup(url, to).await?;
+            Ok(format!(
+                "wrote {} ({} bytes): {} accounts, {} notes, {} revisions; integrity ok",
+                to.display(),
+                report.bytes,
+                report.users,
+                report.notes,
+                report.revisions
+            ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(vars: &[(&str, &str)]) -> anyhow::Result<Config> {
+        let vars: Vec<(String, String)> = vars
+            .iter()
+            .map(|(k, v)| ((*k).into(), (*v).into()))
+            .collect();
+        Config::from_lookup(|name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()))
+    }
+
+    #[test]
+    fn the_help_lists_every_variable_the_configuration_reads() {
+        let source = include_str!("config.rs");
+        let names: std::collections::BTreeSet<&str> = source
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| {
+                w.starts_with("ONCENOTE_") || w.starts_with("LEPTOS_SITE_") || *w == "DATABASE_URL"
+            })
+            .collect();
+        assert!(names.len() > 15, "{names:?}");
+        for name in names {
+            assert!(ENVIRONMENT.contains(name), "{name} is missing from --help");
+        }
+    }
+
+    #[test]
+    fn the_commands_parse() {
+        let parse = |args: &[&str]| Cli::try_parse_from(args).map(|c| c.command);
+        assert_eq!(parse(&["server"]).unwrap(), None);
+        assert_eq!(
+            parse(&["server", "check-config"]).unwrap(),
+            Some(Command::CheckConfig)
+        );
+        assert_eq!(
+            parse(&["server", "backup", "/tmp/b.db"]).unwrap(),
+            Some(Command::Backup {
+                path: "/tmp/b.db".into()
+            })
+        );
+        assert!(
+            parse(&["server", "backup"]).is_err(),
+            "a backup needs a path"
+        );
+        assert!(parse(&["server", "serve-please"]).is_err());
+    }
+
+    #[test]
+    fn check_config_names_each_problem() {
+        let problems = check_config(config(&[
+            ("LEPTOS_SITE_ROOT", "/nonexistent"),
+            ("ONCENOTE_ADMIN_USERNAME", "ada"),
+            ("ONCENOTE_ADMIN_PASSWORD", "short"),
+            ("LEPTOS_SITE_ADDR", "0.0.0.0:3000"),
+        ]))
+        .unwrap_err();
+        assert_eq!(problems.len(), 3, "{problems:?}");
+        assert!(problems[0].contains("LEPTOS_SITE_ROOT"));
+        assert!(problems[1].contains("ONCENOTE_ADMIN_PASSWORD"));
+        assert!(problems[2].contains("ONCENOTE_PUBLIC_URL"));
+        let unreadable = check_config(config(&[("ONCENOTE_TRASH_DAYS", "soon")])).unwrap_err();
+        assert!(
+            unreadable[0].contains("ONCENOTE_TRASH_DAYS"),
+            "{unreadable:?}"
+        );
+    }
+
+    #[test]
+    fn check_config_describes_a_good_configuration() {
+        let site = tempfile::tempdir().unwrap();
+        std::fs::create_dir(site.path().join("pkg")).unwrap();
+        let root = site.path().display().to_string();
+        let lines = check_config(config(&[("LEPTOS_SITE_ROOT", &root)])).unwrap();
+        assert!(lines[0].contains("sqlite://data/oncenote.db"), "{lines:?}");
+        assert!(lines.iter().any(|l| l.contains("by invitation")));
+    }
+
+    #[test]
+    fn a_password_in_the_database_url_is_never_printed() {
+        let url = DatabaseUrl::Sqlite("postgres://notes:secret@db:5432/notes".into());
+        assert_eq!(redacted(&url), "postgres://notes:***@db:5432/notes");
+    }
+
+    #[tokio::test]
+    async fn a_backup_is_a_checked_copy_and_never_overwrites() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("live.db").display());
+        let store = crate::storage::Store::open(&Config::for_tests(url.clone()))
+            .await
+            .unwrap();
+        let config = Config::for_tests(url);
+        let to = dir.path().join("copy.db");
+        let said = backup(&config, &to).await.unwrap();
+        assert!(
+            said.contains("0 notes") && said.contains("integrity ok"),
+            "{said}"
+        );
+        let again = backup(&config, &to).await.unwrap_err();
+        assert!(again.to_string().contains("never overwrites"), "{again}");
+        store.close().await;
+    }
+}
