@@ -18,6 +18,9 @@ cargo test --workspace --locked
 printf '\n==> Release build for the browser tests\n'
 scripts/build.sh
 
+printf '\n==> Backup and restore, as docs/SELF-HOSTING.md describes them\n'
+scripts/backup-restore-test.sh
+
 printf '\n==> Chaos: 2,000 saves through a faulty proxy (keys expiring under load, some sent by\n    several senders at once), then 2,000 more with 5 server crashes\n'
 cargo run --locked --quiet -p proof --bin chaos -- --intents 2000 --clients 64 --ttl-secs 1 --seed 7
 cargo run --locked --quiet -p proof --bin chaos -- --intents 2000 --clients 64 --kills 5 --seed 8

@@ -16,6 +16,16 @@ pub fn me() -> impl Future<Output = Result<Option<Me>, String>> + Send + 'static
     std::future::ready(Ok(me))
 }
 
+/// Whether anyone may make an account on this server.
+pub fn signup_open() -> impl Future<Output = Result<bool, String>> + Send + 'static {
+    #[cfg(feature = "ssr")]
+    let open =
+        leptos::prelude::use_context::<crate::ssr_context::SignupOpen>().is_some_and(|s| s.0);
+    #[cfg(not(feature = "ssr"))]
+    let open = false;
+    std::future::ready(Ok(open))
+}
+
 /// Runs one reader of the server's `Data`.
 #[cfg(feature = "ssr")]
 fn read<T: Send + 'static>(

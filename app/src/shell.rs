@@ -7,7 +7,9 @@ use leptos_router::{ParamSegment, SsrMode, StaticSegment};
 
 use crate::components::masthead::Masthead;
 use crate::door;
-use crate::pages::account_forms::{AccountPage, AdminPage, InvitePage, SetupPage, SignInPage};
+use crate::pages::account_forms::{
+    AccountPage, AdminPage, InvitePage, SetupPage, SignInPage, SignUpPage,
+};
 use crate::pages::history::HistoryPage;
 use crate::pages::home::HomePage;
 use crate::pages::note::NotePage;
@@ -86,6 +88,7 @@ pub fn App() -> impl IntoView {
                     <Route path=StaticSegment("trash") view=TrashPage ssr=SsrMode::Async />
                     <Route path=StaticSegment("search") view=SearchPage ssr=SsrMode::Async />
                     <Route path=StaticSegment("sign-in") view=SignInPage ssr=SsrMode::Async />
+                    <Route path=StaticSegment("sign-up") view=SignUpPage ssr=SsrMode::Async />
                     <Route path=StaticSegment("setup") view=SetupPage ssr=SsrMode::Async />
                     <Route path=(StaticSegment("invite"), ParamSegment("token")) view=InvitePage ssr=SsrMode::Async />
                     <Route path=StaticSegment("account") view=AccountPage ssr=SsrMode::Async />

@@ -38,3 +38,7 @@ pub struct FormKey(pub String);
 /// Who the page is rendered for (absent: nobody is signed in).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SignedInAs(pub crate::api::Me);
+
+/// Whether anyone may make an account here (`ONCENOTE_SIGNUP=open`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SignupOpen(pub bool);

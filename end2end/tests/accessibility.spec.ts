@@ -72,6 +72,7 @@ test("the pages for people not signed in have no accessibility violations", asyn
     ],
     ["an invitation that does not exist", () => open(page, `/invite/${"0".repeat(64)}`)],
     ["setup, already done", () => open(page, "/setup")],
+    ["sign up, closed here", () => open(page, "/sign-up")],
   ];
   const found: string[] = [];
   for (const [name, visit] of pages) {

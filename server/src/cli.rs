@@ -29,12 +29,13 @@ Configuration comes from the environment; nothing is required:
   ONCENOTE_SIGN_IN_LOCKOUT_SECS  how long a lockout lasts (900)
   ONCENOTE_IDEMPOTENCY_TTL_SECS  how long a key's answer is kept (86400)
   ONCENOTE_KEY_WAIT_MS           wait for the write lock or a same-key request (5000)
-  ONCENOTE_SWEEP_INTERVAL_SECS   how often expired keys are swept (300)
+  ONCENOTE_SWEEP_INTERVAL_SECS   how often expired keys and sessions are swept
+                                 and the trash is emptied (300)
   ONCENOTE_TRASH_DAYS            the trash empties itself after this many days (30)
   ONCENOTE_HEADER_TIMEOUT_SECS   time allowed for a request's headers (10)
   ONCENOTE_BODY_TIMEOUT_SECS     time allowed for a request's body (30)
   ONCENOTE_BUILD_ID              names the offline cache instead of asset hashes
-  RUST_LOG                       log filter (info)";
+  RUST_LOG                       log filter (info,sqlx=warn,tower_http=info)";
 
 #[derive(Parser, Debug)]
 #[command(
@@ -83,18 +84,20 @@ pub fn check_config(config: anyhow::Result<Config>) -> Result<Vec<String>, Vec<S
             problems.push(format!("ONCENOTE_ADMIN_PASSWORD: {error}"));
         }
     }
-    if !config.site_addr.ip().is_loopback() && config.public_url.is_none() {
-        problems.push(format!(
-            "LEPTOS_SITE_ADDR {} listens beyond this machine: set ONCENOTE_PUBLIC_URL to the \
-             address people use (https://… behind a TLS proxy)",
-            config.site_addr
-        ));
-    }
     if !problems.is_empty() {
         return Err(problems);
     }
+    let mut warnings = Vec::new();
+    if !config.site_addr.ip().is_loopback() && config.public_url.is_none() {
+        warnings.push(format!(
+            "warning: LEPTOS_SITE_ADDR {} listens beyond this machine and ONCENOTE_PUBLIC_URL \
+             is not set: links (setup, invitations) use the Host people type, and cookies are \
+             Secure only behind a trusted proxy that says https",
+            config.site_addr
+        ));
+    }
     let secs = |d: std::time::Duration| d.as_secs();
-    Ok(vec![
+    let lines = vec![
         format!("database          {}", redacted(&config.database)),
         format!("listening on      {}", config.site_addr),
         format!("site files        {}", config.site_root),
@@ -129,7 +132,8 @@ pub fn check_config(config: anyhow::Result<Config>) -> Result<Vec<String>, Vec<S
             "trash             emptied after {} days",
             secs(config.trash_retention) / 86_400
         ),
-    ])
+    ];
+    Ok(lines.into_iter().chain(warnings).collect())
 }
 
 /// The database URL without a password in it.
@@ -218,13 +222,11 @@ mod tests {
             ("LEPTOS_SITE_ROOT", "/nonexistent"),
             ("ONCENOTE_ADMIN_USERNAME", "ada"),
             ("ONCENOTE_ADMIN_PASSWORD", "short"),
-            ("LEPTOS_SITE_ADDR", "0.0.0.0:3000"),
         ]))
         .unwrap_err();
-        assert_eq!(problems.len(), 3, "{problems:?}");
+        assert_eq!(problems.len(), 2, "{problems:?}");
         assert!(problems[0].contains("LEPTOS_SITE_ROOT"));
         assert!(problems[1].contains("ONCENOTE_ADMIN_PASSWORD"));
-        assert!(problems[2].contains("ONCENOTE_PUBLIC_URL"));
         let unreadable = check_config(config(&[("ONCENOTE_TRASH_DAYS", "soon")])).unwrap_err();
         assert!(
             unreadable[0].contains("ONCENOTE_TRASH_DAYS"),
@@ -240,6 +242,16 @@ mod tests {
         let lines = check_config(config(&[("LEPTOS_SITE_ROOT", &root)])).unwrap();
         assert!(lines[0].contains("sqlite://data/oncenote.db"), "{lines:?}");
         assert!(lines.iter().any(|l| l.contains("by invitation")));
+        assert!(!lines.iter().any(|l| l.starts_with("warning")), "{lines:?}");
+        let exposed = check_config(config(&[
+            ("LEPTOS_SITE_ROOT", &root),
+            ("LEPTOS_SITE_ADDR", "0.0.0.0:3000"),
+        ]))
+        .unwrap();
+        assert!(
+            exposed.last().unwrap().contains("ONCENOTE_PUBLIC_URL"),
+            "{exposed:?}"
+        );
     }
 
     #[test]

@@ -21,7 +21,8 @@ pub struct Config {
     /// `ONCENOTE_KEY_WAIT_MS`: how long a write waits for the database's write lock, and a
     /// request for a running request with the same key, before answering 503 / 409.
     pub key_wait: Duration,
-    /// `ONCENOTE_SWEEP_INTERVAL_SECS`: how often expired idempotency rows are deleted.
+    /// `ONCENOTE_SWEEP_INTERVAL_SECS`: how often expired idempotency rows and sessions are
+    /// deleted and the trash is emptied.
     pub sweep_interval: Duration,
     /// `ONCENOTE_TRASH_DAYS`: notes in the trash longer than this are deleted for good.
     pub trash_retention: Duration,

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use app::ssr_context::{FormKey, SignedInAs};
+use app::ssr_context::{FormKey, SignedInAs, SignupOpen};
 use app::{App, shell};
 use axum::Router;
 use axum::extract::FromRef;
@@ -101,6 +101,7 @@ impl Application {
 /// and compression.
 pub fn router(state: AppState) -> Router {
     let store = state.store.clone();
+    let signup_open = state.config.signup_open;
     let site_root = state.config.site_root.clone();
     let hashed = state.leptos_options.hash_files;
     let leptos_options = state.leptos_options.clone();
@@ -120,7 +121,7 @@ pub fn router(state: AppState) -> Router {
         .leptos_routes_with_context(
             &state,
             generate_route_list(App),
-            move || page_context(&store),
+            move || page_context(&store, signup_open),
             move || shell(leptos_options.clone()),
         )
         .fallback_service(site_files(&state))
@@ -146,7 +147,8 @@ pub fn router(state: AppState) -> Router {
 /// What a page gets while it renders on the server: who is signed in and how to read
 /// their data, a fresh key for its form, and its Content-Security-Policy (with this
 /// response's nonce).
-fn page_context(store: &Store) {
+fn page_context(store: &Store, signup_open: bool) {
+    provide_context(SignupOpen(signup_open));
     let viewer = use_context::<axum::http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<Viewer>().cloned());
     if let Some(viewer) = viewer {

@@ -26,6 +26,7 @@ fn explain(code: &str, retry: Option<u64>) -> String {
         "invitation-gone" => {
             "This invitation was used already or has expired; ask for a new one.".into()
         }
+        "signup-closed" => "This server takes new people by invitation only.".into(),
         "username-taken" => "This username is taken; choose another.".into(),
         "validation-failed" => "A username holds letters, digits, '.', '_' and '-'; a password has at least 8 characters.".into(),
         "wrong-password" => "The current password is wrong.".into(),
@@ -82,7 +83,52 @@ pub fn SignInPage() -> impl IntoView {
                 <Credentials />
                 <div class="actions"><button type="submit">"Sign in"</button></div>
             </form>
-            <p class="muted">"New here? Ask the person who runs this server for an invitation."</p>
+            <NewHere />
+        </section>
+    }
+}
+
+/// How a new person gets in: sign up where that is open, else ask for an invitation.
+#[component]
+fn NewHere() -> impl IntoView {
+    let open = Resource::new(|| (), |_| data::signup_open());
+    view! {
+        <Suspense>
+            {move || Suspend::new(async move {
+                if open.await.unwrap_or(false) {
+                    view! { <p class="muted">"New here? " <a href="/sign-up" rel="external">"Create an account"</a></p> }.into_any()
+                } else {
+                    view! { <p class="muted">"New here? Ask the person who runs this server for an invitation."</p> }.into_any()
+                }
+            })}
+        </Suspense>
+    }
+}
+
+/// `/sign-up`: make an account, where the server lets anyone (`ONCENOTE_SIGNUP=open`).
+#[component]
+pub fn SignUpPage() -> impl IntoView {
+    let open = Resource::new(|| (), |_| data::signup_open());
+    view! {
+        <section class="account-form" aria-labelledby="sign-up-heading">
+            <h2 id="sign-up-heading">"Create an account"</h2>
+            <FormError />
+            <Suspense>
+                {move || Suspend::new(async move {
+                    if open.await.unwrap_or(false) {
+                        view! {
+                            <p class="muted">"Choose a username and a password (at least 8 characters)."</p>
+                            <form class="compose" method="post" action="/sign-up">
+                                <Credentials new_password=true />
+                                <div class="actions"><button type="submit">"Create my account"</button></div>
+                            </form>
+                        }.into_any()
+                    } else {
+                        view! { <p>"This server takes new people by invitation only: ask the person who runs it for an invitation link."</p> }.into_any()
+                    }
+                })}
+            </Suspense>
+            <p class="muted">"Have an account? " <a href="/sign-in" rel="external">"Sign in"</a></p>
         </section>
     }
 }

@@ -3,7 +3,7 @@
 //! was going, or back to the form with an error code the page turns into words (no text
 //! from the request is ever reflected into the page).
 //!
-//! `POST /sign-in`, `/sign-out`, `/setup`, `/invite/{token}`, `/account/password`,
+//! `POST /sign-in`, `/sign-out`, `/setup`, `/invite/{token}`, `/sign-up`, `/account/password`,
 //! `/admin/invitations`, `/admin/users/{id}/disable` and `/enable`.
 
 use axum::Router;
@@ -29,6 +29,7 @@ pub fn router() -> Router<AppState> {
         .route("/sign-out", allow(post(sign_out), "POST"))
         .route("/setup", allow(post(complete_setup), "POST"))
         .route("/invite/{token}", allow(post(accept_invitation), "POST"))
+        .route("/sign-up", allow(post(sign_up), "POST"))
         .route("/account/password", allow(post(change_password), "POST"))
         .route("/admin/invitations", allow(post(invite), "POST"))
         .route("/admin/users/{id}/disable", allow(post(disable), "POST"))
@@ -198,6 +199,26 @@ async fn accept_invitation(
     match done.await {
         Ok(cookie) => redirect("/", Some(cookie)),
         Err(error) => back(&here, &error),
+    }
+}
+
+async fn sign_up(
+    State(state): State<AppState>,
+    security: CookieSecurity,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let fields: NewAccount = match form(&state, &headers, body).await {
+        Ok(fields) => fields,
+        Err(error) => return back("/sign-up", &error),
+    };
+    let done = async {
+        let user_id = actions::sign_up(&state, &fields.username, &fields.password).await?;
+        start(&state, &user_id, None, security).await
+    };
+    match done.await {
+        Ok(cookie) => redirect("/", Some(cookie)),
+        Err(error) => back("/sign-up", &error),
     }
 }
 

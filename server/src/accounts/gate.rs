@@ -1,7 +1,8 @@
 //! Pages that show notes need a signed-in person: anyone else is sent to sign in (or, on a
 //! fresh install with no account yet, to the setup page). Every page also says whose it is
 //! (`X-Oncenote-User`), so the service worker keeps each person's pages apart and never
-//! serves one person's kept pages to another.
+//! serves one person's kept pages to another; account pages say `Cache-Control: no-store`
+//! and are never kept.
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
@@ -13,6 +14,16 @@ use crate::state::AppState;
 
 /// The header that names a page's owner for the service worker (`-`: nobody).
 pub const USER_HEADER: &str = "x-oncenote-user";
+
+/// Whether a page must never be kept by a browser or the service worker: the account
+/// pages carry one-time links (an invitation, a setup token) and forms, and nothing on
+/// them is worth reading offline.
+fn is_never_kept(path: &str) -> bool {
+    matches!(
+        path,
+        "/account" | "/admin" | "/sign-in" | "/sign-up" | "/setup"
+    ) || path.starts_with("/invite/")
+}
 
 /// Whether a path is a page of someone's notes.
 fn is_private_page(path: &str) -> bool {
@@ -45,6 +56,7 @@ pub async fn pages_need_sign_in(
         }
         return response;
     }
+    let never_kept = is_never_kept(request.uri().path());
     let mut response = next.run(request).await;
     let is_html = response
         .headers()
@@ -55,6 +67,11 @@ pub async fn pages_need_sign_in(
         let owner = viewer.map_or("-".to_owned(), |v| v.user_id);
         if let Ok(owner) = HeaderValue::from_str(&owner) {
             response.headers_mut().insert(USER_HEADER, owner);
+        }
+        if never_kept {
+            response
+                .headers_mut()
+                .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
         }
     }
     response
@@ -79,6 +96,7 @@ mod tests {
         }
         for path in [
             "/sign-in",
+            "/sign-up",
             "/setup",
             "/invite/abc",
             "/sw.js",
@@ -86,6 +104,23 @@ mod tests {
             "/healthz",
         ] {
             assert!(!is_private_page(path), "{path}");
+        }
+    }
+
+    #[test]
+    fn the_account_pages_are_never_kept_and_the_notes_pages_are() {
+        for path in [
+            "/account",
+            "/admin",
+            "/sign-in",
+            "/sign-up",
+            "/setup",
+            "/invite/abc",
+        ] {
+            assert!(is_never_kept(path), "{path}");
+        }
+        for path in ["/", "/notes/abc", "/trash", "/search"] {
+            assert!(!is_never_kept(path), "{path}");
         }
     }
 }

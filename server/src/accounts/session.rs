@@ -27,6 +27,9 @@ const KEEP_ALIVE_EVERY: Duration = Duration::from_secs(3600);
 
 /// Looks up the request's session cookie and attaches the signed-in person, if any.
 pub async fn identify(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+    // A session kept alive in the database is kept alive in the browser too: its cookie
+    // goes out again with the new lifetime.
+    let mut renewed = None;
     if let Some(token) = cookie(request.headers(), COOKIE) {
         let hash = tokens::digest(&token);
         let now = timestamp::now();
@@ -36,7 +39,11 @@ pub async fn identify(State(state): State<AppState>, mut request: Request, next:
             .await
         {
             Ok(Some((viewer, last_seen))) => {
-                keep_alive(&state, &hash, &last_seen, now);
+                if keep_alive(&state, &hash, &last_seen, now) {
+                    let peer = request.extensions().get::<ClientAddr>().copied();
+                    let security = CookieSecurity(is_https(request.headers(), peer, &state.config));
+                    renewed = Some(set_cookie(&token, state.config.session_lifetime, security));
+                }
                 request.extensions_mut().insert(viewer);
             }
             Ok(None) => {}
@@ -46,18 +53,35 @@ pub async fn identify(State(state): State<AppState>, mut request: Request, next:
             }
         }
     }
-    next.run(request).await
+    let mut response = next.run(request).await;
+    let sets_session = response
+        .headers()
+        .get_all(header::SET_COOKIE)
+        .iter()
+        .any(|v| v.as_bytes().starts_with(COOKIE.as_bytes()));
+    if let Some(cookie) = renewed
+        && !sets_session
+    {
+        response.headers_mut().append(header::SET_COOKIE, cookie);
+    }
+    response
 }
 
-/// Moves a session's expiry forward once in a while, off the request's path.
-fn keep_alive(state: &AppState, hash: &str, last_seen: &str, now: chrono::DateTime<chrono::Utc>) {
+/// Moves a session's expiry forward once in a while, off the request's path; true when
+/// it did.
+fn keep_alive(
+    state: &AppState,
+    hash: &str,
+    last_seen: &str,
+    now: chrono::DateTime<chrono::Utc>,
+) -> bool {
     let stale = chrono::DateTime::parse_from_rfc3339(last_seen)
         .map(|seen| {
             now - seen.to_utc() > chrono::Duration::from_std(KEEP_ALIVE_EVERY).unwrap_or_default()
         })
         .unwrap_or(true);
     if !stale {
-        return;
+        return false;
     }
     let (store, hash) = (state.store.clone(), hash.to_owned());
     let expires = timestamp::format(timestamp::after(now, state.config.session_lifetime));
@@ -69,6 +93,7 @@ fn keep_alive(state: &AppState, hash: &str, last_seen: &str, now: chrono::DateTi
             tracing::warn!(%error, "could not keep a session alive");
         }
     });
+    true
 }
 
 /// The value of cookie `name` in the request's `Cookie` headers.

@@ -5,7 +5,8 @@
 //   and read offline. Pages hold a person's notes: each page says whose it is
 //   (X-Oncenote-User), pages are kept in that person's own cache, and offline only the
 //   pages of the person last signed in on this browser are served — after a sign-out,
-//   none. The kept page is served instead when there is
+//   none. Pages marked `Cache-Control: no-store` (the account pages, which carry one-time
+//   links) are never kept. The kept page is served instead when there is
 //   no network, when the network answers with a server error (a reverse proxy's
 //   502/503/504 while the app restarts), and when the network has not answered within
 //   NAVIGATION_TIMEOUT_MS. A page never kept gets a short offline page instead.
@@ -100,7 +101,8 @@ async function keep(request, response) {
   const owner = response.headers.get("x-oncenote-user");
   if (owner === null) return;
   await rememberOwner(owner);
-  if (response.ok && !response.redirected && owner !== "-") {
+  const noStore = (response.headers.get("cache-control") ?? "").includes("no-store");
+  if (response.ok && !response.redirected && !noStore && owner !== "-") {
     const pages = await caches.open(PAGES_PREFIX + owner);
     await pages.put(request, response.clone());
     await trim(pages);

@@ -596,6 +596,61 @@ async fn signup_is_closed_unless_opened_by_setting() {
 }
 
 #[tokio::test]
+async fn the_sign_up_form_makes_an_account_only_where_signup_is_open() {
+    let no_redirects = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let send = |app: &TestApp| {
+        no_redirects
+            .post(app.url("/sign-up"))
+            .form(&[("username", "walk-in"), ("password", "a long password")])
+            .send()
+    };
+    let closed = spawn_app().await;
+    let refused = send(&closed).await.unwrap();
+    assert_eq!(refused.status(), 303);
+    assert_eq!(
+        refused.headers()["location"],
+        "/sign-up?error=signup-closed"
+    );
+    assert!(refused.headers().get("set-cookie").is_none());
+    let page = closed.get("/sign-in").await.text().await.unwrap();
+    assert!(
+        page.contains("Ask the person who runs this server"),
+        "the sign-in page offers no sign-up"
+    );
+
+    let open = spawn_app_with(|c| c.signup_open = true).await;
+    let page = anonymous()
+        .get(open.url("/sign-in"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("href=\"/sign-up\""),
+        "the sign-in page links to the sign-up"
+    );
+    let made = send(&open).await.unwrap();
+    assert_eq!(made.status(), 303);
+    assert_eq!(made.headers()["location"], "/");
+    let token = session_token(&made).expect("signed in at once");
+    let me: serde_json::Value = client_with(&token)
+        .get(open.url("/api/me"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(me["username"], "walk-in");
+    assert_eq!(me["admin"], false);
+}
+
+#[tokio::test]
 async fn an_admin_lists_and_disables_users_and_a_disabled_user_is_out() {
     let app = spawn_app().await;
     let bea = app.new_user("bea").await;
@@ -744,4 +799,48 @@ async fn expired_sessions_are_swept_from_the_database() {
     }
     // The live session is untouched.
     assert_eq!(app.get("/api/me").await.status(), 200);
+}
+
+#[tokio::test]
+async fn a_session_in_use_is_kept_alive_in_the_database_and_in_the_browser() {
+    let app = spawn_app().await;
+    let token = app.session.clone().expect("signed in");
+    // Just signed in: nothing to renew.
+    let fresh = app.get("/api/me").await;
+    assert!(fresh.headers().get("set-cookie").is_none());
+
+    sqlx::query("UPDATE sessions SET last_seen_at = '2020-01-01T00:00:00.000Z', expires_at = '2999-01-01T00:00:00.000Z'")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    let used = app.get("/api/me").await;
+    assert_eq!(used.status(), 200);
+    let renewed = used.headers()["set-cookie"].to_str().unwrap().to_owned();
+    assert!(
+        renewed.starts_with(&format!("oncenote_session={token};")),
+        "{renewed}"
+    );
+    assert!(
+        renewed.contains(&format!("Max-Age={}", 30 * 86_400)),
+        "{renewed}"
+    );
+    assert!(
+        renewed.contains("HttpOnly") && renewed.contains("SameSite=Lax"),
+        "{renewed}"
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let seen: String = sqlx::query_scalar("SELECT last_seen_at FROM sessions")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+        if !seen.starts_with("2020") {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the session was never kept alive"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
