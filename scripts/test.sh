@@ -12,8 +12,28 @@ cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo clippy -p app --features hydrate --target wasm32-unknown-unknown --locked -- -D warnings
 
-printf '\n==> Rust tests\n'
+printf '\n==> Rust tests (SQLite)\n'
 cargo test --workspace --locked
+
+# The server's integration suite again, on PostgreSQL (a fresh database per test, dropped
+# after), at ONCENOTE_TEST_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres).
+pg_url=${ONCENOTE_TEST_PG_URL:-postgres://postgres@127.0.0.1:5432/postgres}
+pg_hostport=${pg_url#*://}; pg_hostport=${pg_hostport#*@}; pg_hostport=${pg_hostport%%/*}
+pg_host=${pg_hostport%%:*}; pg_port=${pg_hostport##*:}; [[ $pg_port == "$pg_hostport" ]] && pg_port=5432
+if (exec 3<>"/dev/tcp/$pg_host/$pg_port") 2>/dev/null; then
+  printf '\n==> Rust integration tests on PostgreSQL (%s:%s)\n' "$pg_host" "$pg_port"
+  ONCENOTE_TEST_DATABASE=postgres ONCENOTE_TEST_PG_URL=$pg_url cargo test --locked -p server --test api
+  postgres_tested=yes
+elif [[ ${CI:-} == true ]]; then
+  printf '\nPostgreSQL is not reachable at %s:%s, and CI must test it: failing.\n' "$pg_host" "$pg_port" >&2
+  exit 1
+else
+  postgres_tested=no
+  printf '\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n' >&2
+  printf '!!! PostgreSQL is not reachable at %s:%s: the PostgreSQL tests were SKIPPED.\n' "$pg_host" "$pg_port" >&2
+  printf '!!! Start it (or set ONCENOTE_TEST_PG_URL) to test the PostgreSQL backend.\n' >&2
+  printf '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n' >&2
+fi
 
 printf '\n==> Release build for the browser tests\n'
 scripts/build.sh
@@ -29,3 +49,6 @@ printf '\n==> Browser tests (Playwright, headless Chromium)\n'
 (cd end2end && npx playwright test)
 
 printf '\nAll tests passed in %ss.\n' "$(( $(date +%s) - started ))"
+if [[ $postgres_tested == no ]]; then
+  printf 'But the PostgreSQL tests were SKIPPED: PostgreSQL was not reachable.\n' >&2
+fi

@@ -259,3 +259,16 @@ export const test = base.extend<{ notes: NotesPage; requests: SaveRequests; uniq
 });
 
 export { expect };
+
+/** Handles the first save request with `act`; every other request goes through. */
+export async function onFirstSave(
+  page: import("@playwright/test").Page,
+  act: (route: import("@playwright/test").Route) => Promise<void>,
+) {
+  let handled = false;
+  await page.route("**/api/notes", async (route) => {
+    if (route.request().method() !== "POST" || handled) return route.continue();
+    handled = true;
+    await act(route);
+  });
+}

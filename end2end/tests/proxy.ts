@@ -23,10 +23,20 @@ export class FaultyProxy {
   private server: Server | null = null;
   private readonly sockets = new Set<Socket>();
 
+  private turn = 0;
+  private writeTurn = 0;
+  /** Requests forwarded to each upstream port. */
+  readonly forwarded = new Map<number, number>();
+
+  /** `upstreams`: one server's port, or several (replicas), taken in turn per request. */
   constructor(
     readonly port: number,
-    readonly upstreamPort: number,
-  ) {}
+    upstreams: number | number[],
+  ) {
+    this.upstreamPorts = Array.isArray(upstreams) ? upstreams : [upstreams];
+  }
+
+  private readonly upstreamPorts: number[];
 
   get url() {
     return `http://localhost:${this.port}`;
@@ -57,8 +67,13 @@ export class FaultyProxy {
     if (isPage && this.mode === "hang") return; // never answered
     const isSave = req.method === "POST" && req.url === "/api/notes";
     const stall = isSave && this.mode === "stall-save-body" && this.stalledSaves === 0;
+    // Writes take turns among themselves, so a write's retry always goes to another
+    // replica than the attempt before it; everything else takes turns too.
+    const turn = req.method === "GET" ? this.turn++ : this.writeTurn++;
+    const port = this.upstreamPorts[turn % this.upstreamPorts.length];
+    this.forwarded.set(port, (this.forwarded.get(port) ?? 0) + 1);
     const upstream = forward(
-      { host: "127.0.0.1", port: this.upstreamPort, method: req.method, path: req.url, headers: req.headers },
+      { host: "127.0.0.1", port, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
         if (!stall) {
           res.writeHead(answer.statusCode ?? 502, answer.headers);

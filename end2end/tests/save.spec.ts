@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { test, expect, notesTitled } from "./fixtures";
+import { test, expect, notesTitled, onFirstSave } from "./fixtures";
 
 /** Answers a save with a problem document, as the server would. */
 async function fulfillProblem(
@@ -13,19 +13,6 @@ async function fulfillProblem(
     status,
     headers: { "content-type": "application/problem+json", ...headers },
     body: JSON.stringify({ type: `/problems/${slug}`, title: "Refused", status, detail }),
-  });
-}
-
-/** Handles the first save request with `act`; every other request goes through. */
-async function onFirstSave(
-  page: import("@playwright/test").Page,
-  act: (route: import("@playwright/test").Route) => Promise<void>,
-) {
-  let handled = false;
-  await page.route("**/api/notes", async (route) => {
-    if (route.request().method() !== "POST" || handled) return route.continue();
-    handled = true;
-    await act(route);
   });
 }
 

@@ -7,14 +7,14 @@ use std::path::{Path, PathBuf};
 use clap::{Parser, Subcommand};
 
 use crate::accounts;
-use crate::config::{Config, DatabaseUrl};
+use crate::config::{Config, DatabaseUrl, redacted};
 use crate::storage::sqlite::backup;
 
 /// Every variable the server reads (each is documented in the README and in
 /// `deploy/oncenote.env.example`).
 const ENVIRONMENT: &str = "\
 Configuration comes from the environment; nothing is required:
-  DATABASE_URL                   sqlite://data/oncenote.db (default)
+  DATABASE_URL                   sqlite://data/oncenote.db (default) or postgres://…
   LEPTOS_SITE_ADDR               address to listen on (127.0.0.1:3000)
   LEPTOS_SITE_ROOT               the built site with pkg/ (target/site)
   ONCENOTE_PUBLIC_URL            the address people use (links; https:// → Secure cookies)
@@ -34,6 +34,8 @@ Configuration comes from the environment; nothing is required:
   ONCENOTE_TRASH_DAYS            the trash empties itself after this many days (30)
   ONCENOTE_HEADER_TIMEOUT_SECS   time allowed for a request's headers (10)
   ONCENOTE_BODY_TIMEOUT_SECS     time allowed for a request's body (30)
+  ONCENOTE_DB_POOL_SIZE          PostgreSQL connections per pool (8; two pools)
+  ONCENOTE_DB_CONNECT_TIMEOUT_SECS  wait for a database connection (10)
   ONCENOTE_BUILD_ID              names the offline cache instead of asset hashes
   RUST_LOG                       log filter (info,sqlx=warn,tower_http=info)";
 
@@ -61,6 +63,14 @@ pub enum Command {
     Backup {
         /// Where to write the copy; must not exist yet.
         path: PathBuf,
+    },
+    /// Copy everything from the SQLite database in DATABASE_URL into the PostgreSQL
+    /// database at TARGET (made and migrated if new): accounts, sessions, notes, history,
+    /// and every stored answer, keys unchanged. Copying twice adds nothing. Stop the
+    /// server first.
+    CopyTo {
+        /// A postgres:// URL.
+        target: String,
     },
 }
 
@@ -98,7 +108,10 @@ pub fn check_config(config: anyhow::Result<Config>) -> Result<Vec<String>, Vec<S
     }
     let secs = |d: std::time::Duration| d.as_secs();
     let lines = vec![
-        format!("database          {}", redacted(&config.database)),
+        format!(
+            "database          {}",
+            redacted(&config.database.to_string())
+        ),
         format!("listening on      {}", config.site_addr),
         format!("site files        {}", config.site_root),
         format!(
@@ -136,19 +149,25 @@ pub fn check_config(config: anyhow::Result<Config>) -> Result<Vec<String>, Vec<S
     Ok(lines.into_iter().chain(warnings).collect())
 }
 
-/// The database URL without a password in it.
-fn redacted(database: &DatabaseUrl) -> String {
-    let url = database.to_string();
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => {
-            let credentials = &url[scheme + 3..at];
-            match credentials.split_once(':') {
-                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme + 3], &url[at..]),
-                None => url,
-            }
-        }
-        _ => url,
-    }
+/// `copy-to TARGET`: what was copied, table by table.
+pub async fn copy_to(config: &Config, target: &str) -> anyhow::Result<String> {
+    let DatabaseUrl::Sqlite(source_url) = &config.database else {
+        anyhow::bail!("copy-to reads a SQLite database: set DATABASE_URL to its sqlite: URL");
+    };
+    let DatabaseUrl::Postgres(target_url) = DatabaseUrl::parse(target)? else {
+        anyhow::bail!("copy-to writes to PostgreSQL: TARGET is a postgres:// URL");
+    };
+    let source = crate::storage::sqlite::SqliteStore::open(source_url, config.key_wait).await?;
+    let target = crate::storage::postgres::PgStore::open(&target_url, config).await?;
+    let report = crate::storage::transfer::copy(&source, &target).await;
+    source.close().await;
+    target.close().await;
+    Ok(format!(
+        "copied {} to {}:\n{}",
+        redacted(source_url),
+        redacted(&target_url),
+        report?
+    ))
 }
 
 /// `backup PATH`: the copy, described.
@@ -165,6 +184,10 @@ pub async fn backup(config: &Config, to: &Path) -> anyhow::Result<String> {
                 report.revisions
             ))
         }
+        DatabaseUrl::Postgres(_) => anyhow::bail!(
+            "on PostgreSQL, back up with pg_dump (e.g. `pg_dump --format=custom --file=FILE \
+             DATABASE_URL`), which takes a consistent snapshot while the servers run"
+        ),
     }
 }
 
@@ -256,8 +279,11 @@ mod tests {
 
     #[test]
     fn a_password_in_the_database_url_is_never_printed() {
-        let url = DatabaseUrl::Sqlite("postgres://notes:secret@db:5432/notes".into());
-        assert_eq!(redacted(&url), "postgres://notes:***@db:5432/notes");
+        let url = DatabaseUrl::parse("postgres://notes:secret@db:5432/notes").unwrap();
+        assert_eq!(
+            redacted(&url.to_string()),
+            "postgres://notes:***@db:5432/notes"
+        );
     }
 
     #[tokio::test]

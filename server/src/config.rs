@@ -56,6 +56,13 @@ pub struct Config {
     /// `X-Forwarded-Proto` are believed (the client's address for sign-in limits, HTTPS for
     /// `Secure` cookies).
     pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// `ONCENOTE_DB_POOL_SIZE`: PostgreSQL connections per pool; a server process has two
+    /// pools (writes, reads), so it opens at most twice this many (SQLite has one writer
+    /// and a fixed set of readers).
+    pub db_pool_size: u32,
+    /// `ONCENOTE_DB_CONNECT_TIMEOUT_SECS`: how long to wait for a database connection
+    /// (at start, and for a request when every pooled connection is busy).
+    pub db_connect_timeout: Duration,
     /// `ONCENOTE_PUBLIC_URL`: the address people use (for links printed and sent: setup,
     /// invitations); `https://…` also marks cookies `Secure`.
     pub public_url: Option<String>,
@@ -66,6 +73,9 @@ pub struct Config {
 pub enum DatabaseUrl {
     /// A `sqlite:` URL (the file and its folder are created on first start).
     Sqlite(String),
+    /// A `postgres://` or `postgresql://` URL (the database must exist; its tables are made
+    /// at the first start).
+    Postgres(String),
 }
 
 impl DatabaseUrl {
@@ -76,21 +86,38 @@ impl DatabaseUrl {
         let scheme = url.split_once(':').map(|(s, _)| s.to_ascii_lowercase());
         match scheme.as_deref() {
             Some("sqlite") => Ok(Self::Sqlite(url.to_owned())),
-            Some("postgres" | "postgresql") => bail!(
-                "DATABASE_URL is a PostgreSQL URL, and this version of oncenote speaks SQLite \
-                 only; use a sqlite: URL such as {DEFAULT_DATABASE_URL}"
-            ),
+            Some("postgres" | "postgresql") => Ok(Self::Postgres(url.to_owned())),
             _ => bail!(
-                "DATABASE_URL must be a sqlite: URL such as {DEFAULT_DATABASE_URL}, got {url:?}"
+                "DATABASE_URL must be a sqlite: URL such as {DEFAULT_DATABASE_URL} or a \
+                 postgres:// URL such as postgres://oncenote@localhost/oncenote, got {url:?}"
             ),
         }
+    }
+
+    /// `sqlite` or `postgres`: the backend's name, as `/healthz` reports it.
+    pub fn backend(&self) -> &'static str {
+        match self {
+            DatabaseUrl::Sqlite(_) => "sqlite",
+            DatabaseUrl::Postgres(_) => "postgres",
+        }
+    }
+}
+
+/// A URL without the password in it: `postgres://u:secret@h/db` → `postgres://u:***@h/db`.
+pub fn redacted(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => match url[scheme + 3..at].split_once(':') {
+            Some((user, _)) => format!("{}{user}:***{}", &url[..scheme + 3], &url[at..]),
+            None => url.to_owned(),
+        },
+        _ => url.to_owned(),
     }
 }
 
 impl std::fmt::Display for DatabaseUrl {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            DatabaseUrl::Sqlite(url) => f.write_str(url),
+            DatabaseUrl::Sqlite(url) | DatabaseUrl::Postgres(url) => f.write_str(url),
         }
     }
 }
@@ -189,6 +216,10 @@ impl Config {
                 })
                 .transpose()?
                 .unwrap_or_default(),
+            db_pool_size: number("ONCENOTE_DB_POOL_SIZE", 8)?.clamp(1, 1000) as u32,
+            db_connect_timeout: Duration::from_secs(
+                number("ONCENOTE_DB_CONNECT_TIMEOUT_SECS", 10)?.max(1),
+            ),
             public_url: var("ONCENOTE_PUBLIC_URL")
                 .map(|url| {
                     let url = url.trim().trim_end_matches('/').to_owned();
@@ -225,6 +256,8 @@ impl Config {
             sign_in_window: Duration::from_secs(900),
             sign_in_lockout: Duration::from_secs(900),
             trusted_proxies: Vec::new(),
+            db_pool_size: 8,
+            db_connect_timeout: Duration::from_secs(10),
             public_url: None,
         }
     }
@@ -279,15 +312,22 @@ mod tests {
     }
 
     #[test]
-    fn a_postgres_url_stops_the_start_instead_of_becoming_a_file_name() {
-        let error = config(&[("DATABASE_URL", "postgres://localhost/notes")])
-            .unwrap_err()
-            .to_string();
-        assert!(error.contains("PostgreSQL"), "{error}");
-        let error = config(&[("DATABASE_URL", "data/notes.db")])
-            .unwrap_err()
-            .to_string();
-        assert!(error.contains("sqlite:"), "{error}");
+    fn the_database_url_picks_the_backend_and_anything_else_stops_the_start() {
+        let pg = config(&[("DATABASE_URL", "postgres://localhost/notes")]).unwrap();
+        assert_eq!(
+            pg.database,
+            DatabaseUrl::Postgres("postgres://localhost/notes".into())
+        );
+        assert_eq!(pg.database.backend(), "postgres");
+        let pg = config(&[("DATABASE_URL", "postgresql://u@h/n")]).unwrap();
+        assert_eq!(pg.database.backend(), "postgres");
+        for wrong in ["data/notes.db", "mysql://localhost/notes"] {
+            let error = config(&[("DATABASE_URL", wrong)]).unwrap_err().to_string();
+            assert!(
+                error.contains("sqlite:") && error.contains("postgres://"),
+                "{error}"
+            );
+        }
     }
 
     #[test]

@@ -43,6 +43,10 @@ pub enum ApiError {
     IdempotencyKeyInUse,
     #[error("the database is busy; retry in a moment")]
     Busy,
+    /// The database aborted the transaction for a conflict with another one (a deadlock
+    /// or a serialization failure): nothing was written, and the write can run again.
+    #[error("the write met another one in the database; retry in a moment")]
+    TransactionConflict,
     #[error("{0}")]
     NotFound(String),
     #[error("the note is at version {}, not the one in If-Match", current.version)]
@@ -79,7 +83,9 @@ pub enum ApiError {
 
 impl From<sqlx::Error> for ApiError {
     fn from(error: sqlx::Error) -> Self {
-        if is_busy(&error) {
+        if is_conflict(&error) {
+            ApiError::TransactionConflict
+        } else if is_busy(&error) {
             ApiError::Busy
         } else {
             ApiError::Internal(error.into())
@@ -87,17 +93,31 @@ impl From<sqlx::Error> for ApiError {
     }
 }
 
-/// SQLite's "the write lock was not free in time" (SQLITE_BUSY and its extended codes),
-/// or a pool that had no connection to give.
+/// A lock not free in time: SQLite's SQLITE_BUSY / SQLITE_LOCKED (and their extended
+/// codes), PostgreSQL's `lock_not_available` (past `lock_timeout`) and `query_canceled`
+/// (past `statement_timeout`) — or a pool that had no connection to give.
 pub fn is_busy(error: &sqlx::Error) -> bool {
     match error {
         sqlx::Error::PoolTimedOut => true,
-        sqlx::Error::Database(db) => db
-            .code()
-            .and_then(|code| code.parse::<i32>().ok())
-            .is_some_and(|code| code & 0xff == 5 || code & 0xff == 6),
+        sqlx::Error::Database(db) => {
+            let code = db.code();
+            if db.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some() {
+                // SQLite's result codes are numbers; the primary code is the low byte.
+                code.and_then(|c| c.parse::<i32>().ok())
+                    .is_some_and(|c| c & 0xff == 5 || c & 0xff == 6)
+            } else {
+                // PostgreSQL's SQLSTATE: lock_not_available, query_canceled.
+                matches!(code.as_deref(), Some("55P03" | "57014"))
+            }
+        }
         _ => false,
     }
+}
+
+/// PostgreSQL aborted the transaction for another one: `serialization_failure` or
+/// `deadlock_detected`. Nothing was written; the transaction can run again.
+pub fn is_conflict(error: &sqlx::Error) -> bool {
+    matches!(error, sqlx::Error::Database(db) if matches!(db.code().as_deref(), Some("40001" | "40P01")))
 }
 
 /// Seconds a client should wait before retrying after a 409 in-use or a 503 busy.
@@ -129,7 +149,9 @@ impl ApiError {
                 (StatusCode::UNPROCESSABLE_ENTITY, "idempotency-key-reused")
             }
             ApiError::IdempotencyKeyInUse => (StatusCode::CONFLICT, "idempotency-key-in-use"),
-            ApiError::Busy => (StatusCode::SERVICE_UNAVAILABLE, "database-busy"),
+            ApiError::Busy | ApiError::TransactionConflict => {
+                (StatusCode::SERVICE_UNAVAILABLE, "database-busy")
+            }
             ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not-found"),
             ApiError::PreconditionFailed { .. } => {
                 (StatusCode::PRECONDITION_FAILED, "precondition-failed")
@@ -180,7 +202,7 @@ impl ApiError {
             ApiError::Internal(cause) => {
                 tracing::error!(key = key.unwrap_or("-"), error = ?cause, "request failed")
             }
-            ApiError::Busy | ApiError::IdempotencyKeyInUse => {
+            ApiError::Busy | ApiError::IdempotencyKeyInUse | ApiError::TransactionConflict => {
                 tracing::warn!(key = key.unwrap_or("-"), "database busy: {self}")
             }
             other => tracing::info!(key = key.unwrap_or("-"), "request refused: {other}"),
@@ -213,7 +235,10 @@ impl IntoResponse for ApiError {
         {
             headers.insert(header::ETAG, etag);
         }
-        if matches!(self, ApiError::IdempotencyKeyInUse | ApiError::Busy) {
+        if matches!(
+            self,
+            ApiError::IdempotencyKeyInUse | ApiError::Busy | ApiError::TransactionConflict
+        ) {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
         }
         if let ApiError::TooManyAttempts { retry_after_secs } = self {

@@ -1,5 +1,6 @@
-//! `GET /healthz`: 200 while the database answers a query, 503 when it does not. It reads
-//! through the read pool, so a queue of writers never makes the server look dead.
+//! `GET /healthz`: 200 while the database answers a query, 503 when it does not, with the
+//! backend's name (`sqlite` or `postgres`). On SQLite it reads through the read pool, so
+//! a queue of writers never makes the server look dead.
 
 use axum::Json;
 use axum::extract::State;
@@ -10,12 +11,16 @@ use crate::state::AppState;
 
 pub async fn healthz(State(state): State<AppState>) -> Response {
     match state.store.ping().await {
-        Ok(()) => Json(serde_json::json!({ "status": "ok" })).into_response(),
+        Ok(()) => Json(serde_json::json!({ "status": "ok", "database": state.store.backend() }))
+            .into_response(),
         Err(error) => {
             tracing::error!(%error, "health check: the database did not answer");
             (
                 StatusCode::SERVICE_UNAVAILABLE,
-                Json(serde_json::json!({ "status": "database unavailable" })),
+                Json(serde_json::json!({
+                    "status": "database unavailable",
+                    "database": state.store.backend(),
+                })),
             )
                 .into_response()
         }

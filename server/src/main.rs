@@ -22,6 +22,10 @@ async fn main() -> anyhow::Result<()> {
                 std::process::exit(2);
             }
         },
+        Command::CopyTo { target } => {
+            print!("{}", cli::copy_to(&Config::from_env()?, &target).await?);
+            Ok(())
+        }
         Command::Backup { path } => {
             println!("{}", cli::backup(&Config::from_env()?, &path).await?);
             Ok(())

@@ -120,7 +120,7 @@ pub fn router(state: AppState) -> Router {
         .nest_service("/pkg", static_assets(&site_root, hashed))
         .leptos_routes_with_context(
             &state,
-            generate_route_list(App),
+            page_routes(),
             move || page_context(&store, signup_open),
             move || shell(leptos_options.clone()),
         )
@@ -142,6 +142,21 @@ pub fn router(state: AppState) -> Router {
             host::check,
         ))
         .with_state(state)
+}
+
+/// The app's pages, found once per process. Finding them renders the app once, and while
+/// that runs leptos_server holds back every resource in the process: a page another app
+/// in this process (a test, a replica started beside another) was rendering at that moment
+/// waited forever. Found once, before any app serves, nothing else is ever held back.
+fn page_routes() -> Vec<leptos_axum::AxumRouteListing> {
+    static ROUTES: std::sync::Mutex<Option<Vec<leptos_axum::AxumRouteListing>>> =
+        std::sync::Mutex::new(None);
+    let mut routes = ROUTES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    routes
+        .get_or_insert_with(|| generate_route_list(App))
+        .clone()
 }
 
 /// What a page gets while it renders on the server: who is signed in and how to read

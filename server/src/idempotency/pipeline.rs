@@ -68,20 +68,17 @@ pub async fn execute<O: Operation>(
     key: &IdempotencyKey,
     operation: &O,
 ) -> Result<Answer, ApiError> {
+    let ttl = state.config.idempotency_ttl;
     match &state.store {
-        Store::Sqlite(backend) => {
-            execute_on(
-                backend,
-                state,
-                scope,
-                key,
-                operation,
-                state.config.idempotency_ttl,
-            )
-            .await
-        }
+        Store::Sqlite(backend) => execute_on(backend, state, scope, key, operation, ttl).await,
+        Store::Postgres(backend) => execute_on(backend, state, scope, key, operation, ttl).await,
     }
 }
+
+/// How many times a write whose transaction the database aborted for a conflict with
+/// another (a deadlock, a serialization failure) is run again, from the start, before
+/// the client is told the database is busy (it retries with the same key).
+const CONFLICT_RETRIES: u32 = 5;
 
 async fn execute_on<B: Backend, O: Operation>(
     backend: &B,
@@ -114,15 +111,29 @@ async fn execute_on<B: Backend, O: Operation>(
         created_at: timestamp::format(now),
         expires_at: timestamp::format(timestamp::after(now, ttl)),
     };
-    match backend.begin(&ticket).await? {
-        NextAction::ReturnSaved(saved) => saved.replay_for(&fingerprint),
-        NextAction::Start(mut tx) => {
-            let applied = operation.apply(&mut tx, scope, key).await?;
-            backend.finish(tx, &ticket, &applied.answer).await?;
-            Ok(Answer {
-                stored: applied.answer,
-                replayed: applied.late,
-            })
+    let mut conflicts = 0;
+    loop {
+        let attempt = async {
+            match backend.begin(&ticket).await? {
+                NextAction::ReturnSaved(saved) => saved.replay_for(&fingerprint),
+                NextAction::Start(mut tx) => {
+                    let applied = operation.apply(&mut tx, scope, key).await?;
+                    backend.finish(tx, &ticket, &applied.answer).await?;
+                    Ok(Answer {
+                        stored: applied.answer,
+                        replayed: applied.late,
+                    })
+                }
+            }
+        };
+        match attempt.await {
+            // Nothing of the aborted attempt was kept: run it again.
+            Err(ApiError::TransactionConflict) if conflicts < CONFLICT_RETRIES => {
+                conflicts += 1;
+                tracing::info!(key = %key, conflicts, "transaction conflict; running the write again");
+            }
+            Err(ApiError::TransactionConflict) => return Err(ApiError::Busy),
+            other => return other,
         }
     }
 }

@@ -16,7 +16,6 @@ use crate::accounts::session::SignedIn;
 use crate::error::ApiError;
 use crate::idempotency::IdempotencyKey;
 use crate::state::AppState;
-use crate::storage::Store;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/bench/plain-notes", post(plain_insert))
@@ -34,8 +33,9 @@ async fn plain_insert(
     // The notes table requires a unique key per note; a fresh one costs nothing here.
     let key = IdempotencyKey::parse(&uuid::Uuid::new_v4().to_string())?;
     let note = new_note.to_note();
-    let Store::Sqlite(db) = &state.store;
-    db.plain_insert(&viewer.user_id, &key, &new_note.fingerprint(), &note)
+    state
+        .store
+        .plain_insert(&viewer.user_id, &key, &new_note.fingerprint(), &note)
         .await?;
     Ok((StatusCode::CREATED, axum::Json(note)).into_response())
 }

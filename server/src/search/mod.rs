@@ -1,9 +1,10 @@
 //! Search: the user's query grammar (parsed, never passed through as syntax), CJK
 //! bigrams for text without spaces, and escaped snippets with highlights. The database
-//! runs the query (`storage`: FTS5 on SQLite); everything else here is the same for
-//! every database.
+//! runs the query (`storage`: FTS5 on SQLite, a `tsvector` on PostgreSQL, whose words
+//! `document` cuts); everything else here is the same for every database.
 
 pub mod cjk;
+pub mod document;
 pub mod query;
 pub mod routes;
 pub mod snippet;

@@ -1,5 +1,5 @@
 //! The search box grammar: what a user types, parsed once into a small [`SearchQuery`] and
-//! rendered from there into SQLite FTS5 `MATCH` syntax (or PostgreSQL `websearch_to_tsquery`
+//! rendered from there into SQLite FTS5 `MATCH` syntax (or a PostgreSQL `tsquery`
 //! syntax). The user's text is never handed to the database as query syntax: every token
 //! leaves here as a quoted string literal, so `*`, `:`, `(`, `NEAR`, `AND` and friends are
 //! only ever words.
@@ -172,19 +172,27 @@ impl SearchQuery {
         groups.join(" OR ")
     }
 
-    /// Renders the query in PostgreSQL `websearch_to_tsquery` syntax: words, `"phrases"`,
-    /// `-` for exclusion and `or` between groups.
-    pub fn to_websearch(&self) -> String {
+    /// Renders the query as a PostgreSQL `to_tsquery('simple', …)` expression over the
+    /// search document `document::words` makes: words folded the same way, each one a
+    /// quoted lexeme; phrases with `<->`; `!` for exclusion; groups `(a & b & !c)` joined
+    /// by ` | `. CJK tokens are the phrase of their bigrams, as on SQLite.
+    pub fn to_tsquery(&self) -> String {
         let groups: Vec<String> = self
             .groups
             .iter()
             .map(|group| {
-                let include = group.include.iter().map(|term| term_websearch(term, ""));
-                let exclude = group.exclude.iter().map(|term| term_websearch(term, "-"));
-                include.chain(exclude).collect::<Vec<_>>().join(" ")
+                let include = group.include.iter().map(term_tsquery);
+                let exclude = group
+                    .exclude
+                    .iter()
+                    .map(|term| format!("!{}", term_tsquery(term)));
+                format!(
+                    "({})",
+                    include.chain(exclude).collect::<Vec<_>>().join(" & ")
+                )
             })
             .collect();
-        groups.join(" or ")
+        groups.join(" | ")
     }
 
     /// Every included term of every group, once each, in order of appearance: what a
@@ -233,7 +241,7 @@ pub fn is_token_char(c: char) -> bool {
 
 /// Splits text into lowercased tokens: maximal runs of [`is_token_char`] that hold at
 /// least one letter or digit.
-fn tokenize(text: &str) -> Vec<String> {
+pub(crate) fn tokenize(text: &str) -> Vec<String> {
     text.split(|c: char| !is_token_char(c))
         .filter(|token| token.chars().any(char::is_alphanumeric))
         .map(str::to_lowercase)
@@ -341,12 +349,86 @@ fn cjk_token_fts5(token: &str) -> String {
     }
 }
 
-fn term_websearch(term: &Term, sign: &str) -> String {
-    match term {
-        // A bare `or` would be read as the operator.
-        Term::Word(word) if word == "or" => format!("{sign}\"or\""),
-        Term::Word(word) => format!("{sign}{word}"),
-        Term::Phrase(tokens) => format!("{sign}\"{}\"", tokens.join(" ")),
+/// A tsquery lexeme: the token in single quotes (quotes doubled, backslashes escaped).
+fn lexeme(token: &str) -> String {
+    format!("'{}'", token.replace('\\', "\\\\").replace('\'', "''"))
+}
+
+/// Lexemes in a row, as one phrase.
+fn phrase_tsquery(tokens: &[String]) -> String {
+    let lexemes: Vec<String> = tokens.iter().map(|token| lexeme(token)).collect();
+    if lexemes.len() == 1 {
+        lexemes.concat()
+    } else {
+        format!("({})", lexemes.join(" <-> "))
+    }
+}
+
+fn term_tsquery(term: &Term) -> String {
+    let folded: Vec<String> = term
+        .tokens()
+        .iter()
+        .map(|t| super::document::fold(t))
+        .collect();
+    if !folded.iter().any(|token| has_cjk(token)) {
+        return phrase_tsquery(&folded);
+    }
+    // As for FTS5: runs of other tokens stay phrases, each CJK token is matched on its
+    // own, and all must hold.
+    let mut parts = Vec::new();
+    let mut latin: Vec<String> = Vec::new();
+    for token in folded {
+        if has_cjk(&token) {
+            if !latin.is_empty() {
+                parts.push(phrase_tsquery(&latin));
+                latin.clear();
+            }
+            parts.push(cjk_token_tsquery(&token));
+        } else {
+            latin.push(token);
+        }
+    }
+    if !latin.is_empty() {
+        parts.push(phrase_tsquery(&latin));
+    }
+    all_of_tsquery(parts)
+}
+
+fn all_of_tsquery(parts: Vec<String>) -> String {
+    if parts.len() == 1 {
+        parts.concat()
+    } else {
+        format!("({})", parts.join(" & "))
+    }
+}
+
+/// One token holding CJK letters: each CJK run is the phrase of its bigrams (a lone
+/// letter a prefix, which finds it at the start of any bigram); a mixed token also needs
+/// its other parts, or is found whole.
+fn cjk_token_tsquery(token: &str) -> String {
+    let mut parts = Vec::new();
+    let mut mixed = false;
+    for segment in cjk::segments(token) {
+        match segment {
+            Segment::Cjk(run) => {
+                if run.chars().nth(1).is_none() {
+                    parts.push(format!("{}:*", lexeme(run)));
+                } else {
+                    parts.push(phrase_tsquery(&cjk::query_bigrams(run)));
+                }
+            }
+            Segment::Other(other) => {
+                if other.chars().any(char::is_alphanumeric) {
+                    parts.push(lexeme(other));
+                    mixed = true;
+                }
+            }
+        }
+    }
+    if mixed {
+        format!("({} | {})", lexeme(token), all_of_tsquery(parts))
+    } else {
+        all_of_tsquery(parts)
     }
 }
 
@@ -652,7 +734,7 @@ mod tests {
             let started = std::time::Instant::now();
             if let Ok(query) = SearchQuery::parse(input) {
                 assert_only_our_syntax(&query.to_fts5());
-                let _ = query.to_websearch();
+                let _ = query.to_tsquery();
             }
             assert!(started.elapsed() < std::time::Duration::from_millis(100));
         }
@@ -803,23 +885,32 @@ mod tests {
     }
 
     #[test]
-    fn websearch_renders_words_phrases_exclusions_and_or() {
+    fn tsquery_renders_words_phrases_exclusions_and_or() {
         assert_eq!(
-            parse("a \"b c\" -d -\"e f\" or g").to_websearch(),
-            r#"a "b c" -d -"e f" or g"#
+            parse("a \"b c\" -d -\"e f\" or g").to_tsquery(),
+            "('a' & ('b' <-> 'c') & !'d' & !('e' <-> 'f')) | ('g')"
         );
     }
 
     #[test]
-    fn websearch_quotes_a_word_that_is_or() {
-        assert_eq!(parse("\"or\" -or x").to_websearch(), r#""or" x -"or""#);
+    fn tsquery_folds_accents_and_keeps_every_token_a_quoted_lexeme() {
+        assert_eq!(
+            parse("Café or it's").to_tsquery(),
+            "('cafe') | (('it' <-> 's'))"
+        );
+        assert_eq!(
+            parse("e-mail NEAR(x) & !").to_tsquery(),
+            "(('e' <-> 'mail') & ('near' <-> 'x'))"
+        );
     }
 
     #[test]
-    fn websearch_drops_user_punctuation() {
+    fn tsquery_matches_cjk_by_bigrams_and_a_lone_letter_by_prefix() {
+        assert_eq!(parse("東京都").to_tsquery(), "(('東京' <-> '京都'))");
+        assert_eq!(parse("東").to_tsquery(), "('東':*)");
         assert_eq!(
-            parse("e-mail NEAR(x)").to_websearch(),
-            r#""e mail" "near x""#
+            parse("東京tower").to_tsquery(),
+            "(('東京tower' | ('東京' & 'tower')))"
         );
     }
 

@@ -1,9 +1,12 @@
 //! Where notes and idempotency answers are kept: one interface, one implementation per
 //! database. Handlers see only [`Store`]; the SQL of each database lives in its own
-//! module (`sqlite`), and the write logic that is the same for every database
+//! module (`sqlite`, `postgres`), and the write logic that is the same for every database
 //! (`notes::writes`, `idempotency::execute`) is written once against the traits below.
 
+pub mod postgres;
+mod rows;
 pub mod sqlite;
+pub mod transfer;
 
 use std::future::Future;
 
@@ -22,6 +25,7 @@ use crate::search::query::SearchQuery;
 #[derive(Clone)]
 pub enum Store {
     Sqlite(sqlite::SqliteStore),
+    Postgres(postgres::PgStore),
 }
 
 impl Store {
@@ -31,6 +35,17 @@ impl Store {
             DatabaseUrl::Sqlite(url) => Ok(Store::Sqlite(
                 sqlite::SqliteStore::open(url, config.key_wait).await?,
             )),
+            DatabaseUrl::Postgres(url) => {
+                Ok(Store::Postgres(postgres::PgStore::open(url, config).await?))
+            }
+        }
+    }
+
+    /// `sqlite` or `postgres`.
+    pub fn backend(&self) -> &'static str {
+        match self {
+            Store::Sqlite(_) => "sqlite",
+            Store::Postgres(_) => "postgres",
         }
     }
 }
@@ -45,6 +60,7 @@ macro_rules! delegate {
                 pub async fn $name(&self $(, $arg: $ty)*) -> $ret {
                     match self {
                         Store::Sqlite(db) => db.$name($($arg),*).await,
+                        Store::Postgres(db) => db.$name($($arg),*).await,
                     }
                 }
             )*
@@ -118,6 +134,9 @@ delegate! {
     fn lock_bucket(&self, bucket: &str, until: &str) -> Result<(), ApiError>;
     /// Forgets a sign-in bucket (after a success).
     fn clear_limit(&self, bucket: &str) -> Result<(), ApiError>;
+    /// The benchmark's baseline: the same note insert with no idempotency at all.
+    #[cfg(feature = "bench-plain-insert")]
+    fn plain_insert(&self, scope: &str, key: &IdempotencyKey, fingerprint: &Fingerprint, note: &Note) -> Result<bool, ApiError>;
 }
 
 /// The idempotency side of a database: read a committed answer, claim a key inside a

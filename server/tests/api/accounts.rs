@@ -11,6 +11,7 @@ use crate::helpers::{
     ADMIN, ADMIN_PASSWORD, TestApp, anonymous, client_with, note_json, problem_of, session_token,
     spawn_app, spawn_app_with,
 };
+use crate::test_db::Backend;
 
 async fn create(
     client: &reqwest::Client,
@@ -281,7 +282,7 @@ async fn sixteen_concurrent_first_admin_setups_make_exactly_one_admin() {
     let app = spawn_app_with(|c| c.admin = None).await;
     let token = "a-setup-token-printed-at-start";
     sqlx::query(
-        "INSERT INTO setup_tokens (token_hash, created_at) VALUES (?, '2026-11-30T05:00:00Z')",
+        "INSERT INTO setup_tokens (token_hash, created_at) VALUES ($1, '2026-11-30T05:00:00Z')",
     )
     .bind(hex::encode(Sha256::digest(token.as_bytes())))
     .execute(&app.pool)
@@ -307,7 +308,7 @@ async fn sixteen_concurrent_first_admin_setups_make_exactly_one_admin() {
         statuses.iter().all(|s| *s == 201 || *s == 410 || *s == 403),
         "{statuses:?}"
     );
-    let admins: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM users WHERE is_admin = 1")
+    let admins: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM users WHERE is_admin")
         .fetch_one(&app.pool)
         .await
         .unwrap();
@@ -321,17 +322,22 @@ async fn sixteen_concurrent_first_admin_setups_make_exactly_one_admin() {
 #[tokio::test]
 async fn the_notes_from_before_accounts_go_to_the_first_admin() {
     let app = spawn_app_with(|c| c.admin = None).await;
-    sqlx::query(
+    // The search column differs: SQLite keeps CJK bigrams, PostgreSQL a tsvector.
+    let (column, value) = match app.db.backend {
+        Backend::Sqlite => ("cjk", "''"),
+        Backend::Postgres => ("search", "to_tsvector('simple', 'from before accounts')"),
+    };
+    sqlx::query(&format!(
         "INSERT INTO notes (id, scope, idempotency_key, request_fingerprint, title, body, written_at, \
-         created_at, updated_at, version, cjk) VALUES ('0b7a3c52-6f0e-4c51-9a0e-4a0c8f7e2d11', 'shared', \
+         created_at, updated_at, version, {column}) VALUES ('0b7a3c52-6f0e-4c51-9a0e-4a0c8f7e2d11', 'shared', \
          'old-key', 'f', 'From before accounts', 'b', '2026-01-01T00:00:00.000Z', \
-         '2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z', 1, '')",
-    )
+         '2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z', 1, {value})"
+    ))
     .execute(&app.pool)
     .await
     .unwrap();
     let token = "setup-token";
-    sqlx::query("INSERT INTO setup_tokens (token_hash, created_at) VALUES (?, 'now')")
+    sqlx::query("INSERT INTO setup_tokens (token_hash, created_at) VALUES ($1, 'now')")
         .bind(hex::encode(Sha256::digest(token.as_bytes())))
         .execute(&app.pool)
         .await
@@ -775,7 +781,7 @@ async fn expired_sessions_are_swept_from_the_database() {
         .unwrap();
     sqlx::query(
         "INSERT INTO sessions (token_hash, user_id, created_at, last_seen_at, expires_at) \
-         VALUES ('old', ?, '2020-01-01T00:00:00.000Z', '2020-01-01T00:00:00.000Z', '2020-01-31T00:00:00.000Z')",
+         VALUES ('old', $1, '2020-01-01T00:00:00.000Z', '2020-01-01T00:00:00.000Z', '2020-01-31T00:00:00.000Z')",
     )
     .bind(&user)
     .execute(&app.pool)

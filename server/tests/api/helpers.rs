@@ -5,8 +5,9 @@ use std::time::Duration;
 use app::api::IDEMPOTENCY_KEY_HEADER;
 use server::config::Config;
 use server::startup::Application;
-use sqlx::SqlitePool;
-use tempfile::TempDir;
+use sqlx::AnyPool;
+
+use crate::test_db::TestDb;
 
 /// The first admin every test app is made with.
 pub const ADMIN: &str = "admin";
@@ -14,7 +15,8 @@ pub const ADMIN_PASSWORD: &str = "admin password";
 
 pub struct TestApp {
     pub address: String,
-    pub pool: SqlitePool,
+    /// The test's own connections to the app's database (SQL both databases take).
+    pub pool: AnyPool,
     /// A client signed in as the admin (every request carries the session cookie).
     pub client: reqwest::Client,
     /// The admin's session token (for raw requests).
@@ -22,7 +24,8 @@ pub struct TestApp {
     pub database_url: String,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
     server: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
-    _dir: TempDir,
+    /// The app's database (SQLite or PostgreSQL, see `test_db`); dropped last.
+    pub db: TestDb,
 }
 
 /// The app on 127.0.0.1:0 with a database of its own.
@@ -32,8 +35,12 @@ pub async fn spawn_app() -> TestApp {
 
 /// Like [`spawn_app`], with settings changed first.
 pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
-    let dir = tempfile::tempdir().expect("a temporary folder");
-    let database_url = format!("sqlite://{}", dir.path().join("oncenote.db").display());
+    spawn_app_on(TestDb::new().await, configure).await
+}
+
+/// The app on a database of the test's choosing.
+pub async fn spawn_app_on(db: TestDb, configure: impl FnOnce(&mut Config)) -> TestApp {
+    let database_url = db.url.clone();
     let mut config = Config::for_tests(database_url.clone());
     config.admin = Some((ADMIN.into(), ADMIN_PASSWORD.into()));
     configure(&mut config);
@@ -43,9 +50,7 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
         .expect("the application starts");
     let address = format!("http://{}", app.local_addr());
     // The test's own connection to the database, to count rows and inject faults.
-    let pool = SqlitePool::connect(&database_url)
-        .await
-        .expect("the test opens the database");
+    let pool = db.pool().await;
     let (shutdown, stop) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(app.run_until(async move {
         let _ = stop.await;
@@ -58,7 +63,7 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
         database_url,
         shutdown: Some(shutdown),
         server: Some(server),
-        _dir: dir,
+        db,
     };
     if let Some((username, password)) = signed_in {
         let token = app.sign_in(&username, &password).await;
@@ -66,6 +71,38 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
         app.session = Some(token);
     }
     app
+}
+
+/// A second server process on the same database (a replica behind the same proxy).
+pub struct Replica {
+    pub address: String,
+    _shutdown: tokio::sync::oneshot::Sender<()>,
+}
+
+impl Replica {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.address)
+    }
+}
+
+impl TestApp {
+    /// Starts another server on this app's database, configured like `configure` says.
+    pub async fn replica_with(&self, configure: impl FnOnce(&mut Config)) -> Replica {
+        let mut config = Config::for_tests(self.database_url.clone());
+        configure(&mut config);
+        let app = Application::build(config)
+            .await
+            .expect("the replica starts");
+        let address = format!("http://{}", app.local_addr());
+        let (shutdown, stop) = tokio::sync::oneshot::channel::<()>();
+        tokio::spawn(app.run_until(async move {
+            let _ = stop.await;
+        }));
+        Replica {
+            address,
+            _shutdown: shutdown,
+        }
+    }
 }
 
 /// A client with no session.
@@ -250,6 +287,13 @@ impl TestApp {
             .send()
             .await
             .expect("the server answers")
+    }
+
+    /// The note as the API returns it now.
+    pub async fn note(&self, id: &str) -> app::api::Note {
+        let response = self.get(&format!("/api/notes/{id}")).await;
+        assert_eq!(response.status(), 200, "reading note {id}");
+        response.json().await.expect("a note")
     }
 
     /// Creates a note and returns it.

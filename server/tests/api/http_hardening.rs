@@ -139,7 +139,10 @@ async fn a_page_keeps_its_policy_while_static_files_are_served_beside_it() {
             assert_eq!(file.expect("the server answers").status(), 200);
         }
         for page in pages {
-            if let Err(failure) = page_nonce_matches(page.expect("the server answers")).await {
+            if let Err(failure) =
+                page_nonce_matches(page.unwrap_or_else(|e| panic!("the server answers: {e:?}")))
+                    .await
+            {
                 failures.push(failure);
             }
         }
@@ -275,4 +278,39 @@ async fn static_files_are_served_from_their_precompressed_copies() {
     let gz = fetch("gzip").await.unwrap();
     assert_eq!(gz.headers()["content-encoding"], "gzip");
     assert_eq!(gz.bytes().await.unwrap().as_ref(), b"gzip bytes");
+}
+
+// leptos_server stops every resource from loading, process-wide, while any app generates
+// its route list; a page whose resource was first polled in that moment waited forever.
+// Several apps in one process (these tests, a replica started beside another) must not
+// make another app's pages hang.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn pages_answer_while_another_app_in_the_process_starts() {
+    let app = spawn_app().await;
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .unwrap();
+    let token = app.session.clone().unwrap();
+    let pages = async {
+        for _ in 0..30 {
+            let loads = (0..8).map(|_| {
+                client
+                    .get(app.url("/"))
+                    .header("cookie", format!("oncenote_session={token}"))
+                    .send()
+            });
+            for load in futures::future::join_all(loads).await {
+                let page = load.expect("a page answers within 10 s");
+                assert_eq!(page.status(), 200);
+            }
+        }
+    };
+    let starts = async {
+        for _ in 0..6 {
+            let other = spawn_app().await;
+            drop(other);
+        }
+    };
+    tokio::join!(pages, starts);
 }

@@ -4,9 +4,10 @@
 use std::time::Duration;
 
 use app::api::{IDEMPOTENT_REPLAYED_HEADER, Note};
-use sqlx::Connection;
+use sqlx::Executor;
 
 use crate::helpers::{note_json, problem_of, spawn_app, spawn_app_with};
+use crate::test_db::Backend;
 
 #[tokio::test]
 async fn a_first_create_answers_201_with_location_and_the_note() {
@@ -84,13 +85,7 @@ async fn a_failure_inside_the_transaction_after_the_note_insert_leaves_nothing_a
     let app = spawn_app().await;
     // Fail the transaction right after the note row is inserted (the claim, with its
     // answer, was written before it in the same transaction).
-    sqlx::query(
-        "CREATE TRIGGER fail_storing_answer AFTER INSERT ON notes \
-         BEGIN SELECT RAISE(ABORT, 'injected failure after the note insert'); END",
-    )
-    .execute(&app.pool)
-    .await
-    .unwrap();
+    app.db.fail_note_inserts(&app.pool).await;
 
     let failed = app.post_note(Some("key-1"), &note_json("Groceries")).await;
     assert_eq!(failed.status(), 500);
@@ -103,10 +98,7 @@ async fn a_failure_inside_the_transaction_after_the_note_insert_leaves_nothing_a
     assert_eq!(app.note_count().await, 0, "the note insert was rolled back");
     assert_eq!(app.key_count().await, 0, "the claim was rolled back");
 
-    sqlx::query("DROP TRIGGER fail_storing_answer")
-        .execute(&app.pool)
-        .await
-        .unwrap();
+    app.db.stop_failing_note_inserts(&app.pool).await;
     let retried = app.post_note(Some("key-1"), &note_json("Groceries")).await;
     assert_eq!(
         retried.status(),
@@ -186,37 +178,24 @@ async fn the_sweeper_deletes_expired_keys_and_the_note_still_answers_a_late_retr
 #[tokio::test]
 async fn a_busy_database_is_503_database_busy_not_409_and_writes_nothing() {
     let app = spawn_app_with(|config| config.key_wait = Duration::from_millis(300)).await;
-    // Another writer (a backup, another process) holds SQLite's write lock.
-    let mut holder = sqlx::SqliteConnection::connect(&app.database_url)
-        .await
-        .unwrap();
-    sqlx::query("BEGIN IMMEDIATE")
-        .execute(&mut holder)
-        .await
-        .unwrap();
+    // Another writer (a backup, another process) holds the write lock.
+    let mut holder = app.db.hold_the_write_lock().await;
 
     let blocked = app.post_note(Some("key-1"), &note_json("Groceries")).await;
     assert_eq!(blocked.status(), 503);
     assert_eq!(blocked.headers()["retry-after"], "1");
     assert_eq!(problem_of(blocked).await.slug(), "database-busy");
 
-    sqlx::query("ROLLBACK").execute(&mut holder).await.unwrap();
+    holder.execute("ROLLBACK").await.unwrap();
     assert_eq!(app.note_count().await, 0);
     let retried = app.post_note(Some("key-1"), &note_json("Groceries")).await;
     assert_eq!(retried.status(), 201);
 }
 
-/// Makes every note insert take a second or more (a trigger that counts to 30 million),
-/// so a request can be held inside its transaction.
+/// Makes every note insert take a second or more, so a request can be held inside its
+/// transaction.
 async fn slow_down_note_inserts(app: &crate::helpers::TestApp) {
-    sqlx::query(
-        "CREATE TRIGGER slow_insert AFTER INSERT ON notes BEGIN \
-         SELECT count(*) FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c \
-         WHERE x < 30000000) SELECT x FROM c); END",
-    )
-    .execute(&app.pool)
-    .await
-    .unwrap();
+    app.db.slow_down_note_inserts(&app.pool).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -256,13 +235,7 @@ async fn reads_and_replays_answer_while_writers_wait_for_the_write_lock() {
         .await;
     assert_eq!(stored.status(), 201);
     // Another writer holds the write lock: every write now waits up to 3 s.
-    let mut holder = sqlx::SqliteConnection::connect(&app.database_url)
-        .await
-        .unwrap();
-    sqlx::query("BEGIN IMMEDIATE")
-        .execute(&mut holder)
-        .await
-        .unwrap();
+    let mut holder = app.db.hold_the_write_lock().await;
     let writers: Vec<_> = (0..16)
         .map(|n| {
             let client = app.client.clone();
@@ -296,7 +269,7 @@ async fn reads_and_replays_answer_while_writers_wait_for_the_write_lock() {
         "reads waited behind the writers ({took:?}; the writers wait up to 3 s)"
     );
 
-    sqlx::query("ROLLBACK").execute(&mut holder).await.unwrap();
+    holder.execute("ROLLBACK").await.unwrap();
     for writer in writers {
         let status = writer.await.unwrap().unwrap();
         assert!(status == 201 || status == 503, "{status}");
@@ -306,6 +279,17 @@ async fn reads_and_replays_answer_while_writers_wait_for_the_write_lock() {
 #[tokio::test]
 async fn the_database_fsyncs_every_commit_in_wal_mode() {
     let app = spawn_app().await;
+    if app.db.backend == Backend::Postgres {
+        // PostgreSQL: the server's connections ask for synchronous_commit=on; a test
+        // connection cannot see another session's settings, so the server's own fsync
+        // setting is what can be checked here.
+        let fsync: String = sqlx::query_scalar("SELECT current_setting('fsync')")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+        assert_eq!(fsync, "on");
+        return;
+    }
     let synchronous: i64 = sqlx::query_scalar("PRAGMA synchronous")
         .fetch_one(&app.pool)
         .await

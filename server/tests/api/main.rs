@@ -1,6 +1,7 @@
 //! Integration tests: the real server on port 0, a fresh SQLite database per test.
 
 mod accounts;
+mod copy_to;
 mod form_post;
 mod helpers;
 mod hostile_inputs;
@@ -9,7 +10,9 @@ mod idempotent_create;
 mod lifecycle;
 mod notes_routes;
 mod offline_shell;
+mod replicas;
 mod request_checks;
 mod search;
 mod seed_scenarios;
+mod test_db;
 mod transport;

@@ -58,7 +58,9 @@ impl ProxyCounts {
 }
 
 struct Shared {
-    upstream: String,
+    /// The servers behind the proxy (replicas), taken in turn.
+    upstreams: Vec<String>,
+    next: std::sync::atomic::AtomicUsize,
     client: reqwest::Client,
     faults: Faults,
     rng: Mutex<StdRng>,
@@ -83,13 +85,16 @@ pub struct FaultProxy {
 }
 
 impl FaultProxy {
-    /// Listens on a free loopback port and forwards to `upstream` (`http://127.0.0.1:…`).
-    pub async fn start(upstream: String, faults: Faults, seed: u64) -> anyhow::Result<Self> {
+    /// Listens on a free loopback port and forwards to `upstreams` (`http://127.0.0.1:…`),
+    /// one request to each in turn, as a load balancer in front of replicas does.
+    pub async fn start(upstreams: Vec<String>, faults: Faults, seed: u64) -> anyhow::Result<Self> {
+        anyhow::ensure!(!upstreams.is_empty(), "a proxy needs a server behind it");
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
         let counts = Arc::new(ProxyCounts::default());
         let shared = Arc::new(Shared {
-            upstream,
+            upstreams,
+            next: std::sync::atomic::AtomicUsize::new(0),
             client: reqwest::Client::builder()
                 .timeout(Duration::from_secs(15))
                 .build()?,
@@ -160,7 +165,7 @@ async fn handle(
     let body = body.collect().await.map_err(|_| InjectedFault)?.to_bytes();
     let url = format!(
         "{}{}",
-        shared.upstream,
+        shared.upstreams[shared.next.fetch_add(1, Ordering::Relaxed) % shared.upstreams.len()],
         parts
             .uri
             .path_and_query()

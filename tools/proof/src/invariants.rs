@@ -1,10 +1,11 @@
-//! The exactly-once invariants, checked against the database file itself.
+//! The exactly-once invariants, checked against the database itself (SQLite or
+//! PostgreSQL, by URL).
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Once;
 
-use sqlx::Connection;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteConnection};
+use sqlx::{AnyConnection, Connection};
 
 use crate::load::IntentRecord;
 
@@ -24,16 +25,20 @@ fn check(name: &str, held: bool, detail: String) -> Check {
     }
 }
 
-/// Opens the database read-only (the server may be running).
-pub async fn open(database: &Path) -> anyhow::Result<SqliteConnection> {
-    let options = SqliteConnectOptions::new()
-        .filename(database)
-        .read_only(true);
-    Ok(SqliteConnection::connect_with(&options).await?)
+/// The URL of a SQLite database file, opened read-only (the server may be running).
+pub fn sqlite_url(database: &Path) -> String {
+    format!("sqlite://{}?mode=ro", database.display())
+}
+
+/// Opens the database at `url` (see [`sqlite_url`] for a file).
+pub async fn open(url: &str) -> anyhow::Result<AnyConnection> {
+    static DRIVERS: Once = Once::new();
+    DRIVERS.call_once(sqlx::any::install_default_drivers);
+    Ok(AnyConnection::connect(url).await?)
 }
 
 /// How many notes carry each of `keys` (keys without a note are left out).
-pub async fn notes_per_key(conn: &mut SqliteConnection) -> anyhow::Result<HashMap<String, i64>> {
+pub async fn notes_per_key(conn: &mut AnyConnection) -> anyhow::Result<HashMap<String, i64>> {
     let rows: Vec<(String, i64)> =
         sqlx::query_as("SELECT idempotency_key, COUNT(*) FROM notes GROUP BY idempotency_key")
             .fetch_all(&mut *conn)
@@ -44,7 +49,7 @@ pub async fn notes_per_key(conn: &mut SqliteConnection) -> anyhow::Result<HashMa
 /// Every acknowledged create has exactly one note, and every acknowledged later write
 /// exactly one revision (checked after each crash).
 pub async fn acknowledged_survived(
-    database: &Path,
+    database: &str,
     creates: &[String],
     follow_ups: &[String],
 ) -> anyhow::Result<Check> {
@@ -78,7 +83,7 @@ pub async fn acknowledged_survived(
 /// Every invariant of a finished run. With `keys_expire`, idempotency rows were swept
 /// during the run by design, so a note without its row is expected, not a fault.
 pub async fn check_all(
-    database: &Path,
+    database: &str,
     records: &[IntentRecord],
     keys_expire: bool,
 ) -> anyhow::Result<Vec<Check>> {
@@ -118,11 +123,12 @@ pub async fn check_all(
         title: String,
         body: String,
         written_at: String,
-        trashed: bool,
+        trashed: i64,
         revisions: i64,
     }
     let rows: Vec<Row> = sqlx::query_as(
-        "SELECT idempotency_key, id, title, body, written_at, trashed_at IS NOT NULL AS trashed, \
+        "SELECT idempotency_key, id, title, body, written_at, \
+         CASE WHEN trashed_at IS NULL THEN 0 ELSE 1 END AS trashed, \
          (SELECT COUNT(*) FROM revisions r WHERE r.note_id = n.id) AS revisions FROM notes n",
     )
     .fetch_all(&mut conn)
@@ -159,7 +165,7 @@ pub async fn check_all(
                     row.title != r.payload.title.trim()
                         || row.body != r.final_body()
                         || row.written_at != r.payload.written_at
-                        || row.trashed != r.final_trashed()
+                        || (row.trashed == 1) != r.final_trashed()
                 })
         })
         .count();
@@ -258,13 +264,29 @@ pub async fn check_all(
         ));
     }
 
-    let integrity: String = sqlx::query_scalar("PRAGMA integrity_check")
+    if database.starts_with("sqlite:") {
+        let integrity: String = sqlx::query_scalar("PRAGMA integrity_check")
+            .fetch_one(&mut conn)
+            .await?;
+        checks.push(check(
+            "PRAGMA integrity_check",
+            integrity == "ok",
+            integrity,
+        ));
+    } else {
+        // PostgreSQL: every revision's note exists and versions have no gap (the foreign
+        // key and the primary key hold by construction; this reads them back).
+        let gaps: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM notes n WHERE n.version <> \
+             (SELECT MAX(version) FROM revisions r WHERE r.note_id = n.id)",
+        )
         .fetch_one(&mut conn)
         .await?;
-    checks.push(check(
-        "PRAGMA integrity_check",
-        integrity == "ok",
-        integrity,
-    ));
+        checks.push(check(
+            "each note's version is its last revision's",
+            gaps == 0,
+            format!("{gaps} notes with another version"),
+        ));
+    }
     Ok(checks)
 }

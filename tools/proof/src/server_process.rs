@@ -23,8 +23,13 @@ pub fn free_port() -> anyhow::Result<u16> {
 }
 
 impl ServerProcess {
-    /// A server for `database` (a file path) on a free loopback port; not started yet.
+    /// A server for `database` (a SQLite file) on a free loopback port; not started yet.
     pub fn new(binary: &Path, database: &Path) -> anyhow::Result<Self> {
+        Self::with_url(binary, format!("sqlite://{}", database.display()))
+    }
+
+    /// A server for the database at `database_url` on a free loopback port.
+    pub fn with_url(binary: &Path, database_url: String) -> anyhow::Result<Self> {
         if !binary.is_file() {
             bail!(
                 "no server binary at {} (run scripts/build.sh first)",
@@ -34,7 +39,7 @@ impl ServerProcess {
         Ok(Self {
             binary: binary.to_owned(),
             addr: SocketAddr::from(([127, 0, 0, 1], free_port()?)),
-            database_url: format!("sqlite://{}", database.display()),
+            database_url,
             env: Vec::new(),
             child: None,
         })

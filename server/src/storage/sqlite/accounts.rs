@@ -7,30 +7,8 @@ use super::SqliteStore;
 use crate::accounts::{NewUser, User, Viewer};
 use crate::error::ApiError;
 use crate::idempotency::SHARED_SCOPE;
-
-/// Tables whose rows belong to a scope (moved from the shared scope to the first admin).
-const SCOPED_TABLES: [&str; 4] = ["notes", "revisions", "tombstones", "idempotency_keys"];
-
-#[derive(sqlx::FromRow)]
-struct UserRow {
-    id: String,
-    username: String,
-    is_admin: bool,
-    disabled_at: Option<String>,
-    created_at: String,
-}
-
-impl From<UserRow> for User {
-    fn from(row: UserRow) -> Self {
-        User {
-            id: row.id,
-            username: row.username,
-            admin: row.is_admin,
-            disabled: row.disabled_at.is_some(),
-            created_at: row.created_at,
-        }
-    }
-}
+use crate::storage::rows::SCOPED_TABLES;
+use crate::storage::rows::UserRow;
 
 /// A unique-constraint failure on the usernames: the name is taken.
 fn taken(error: sqlx::Error) -> ApiError {

@@ -28,11 +28,8 @@ use crate::idempotency::{
 use crate::notes::cursor::{Cursor, Order};
 use crate::search::cjk;
 use crate::search::query::SearchQuery;
+use crate::storage::rows::{NOTE_COLUMNS, NoteRow, RevisionRow, kind_name, revision_kind};
 use crate::storage::{Backend, NewRevision, NoteWrites, PastWrite};
-
-/// The columns of a note, in `NoteRow`'s order.
-const NOTE_COLUMNS: &str =
-    "id, title, body, written_at, created_at, updated_at, version, trashed_at, conflict_of";
 
 /// Connections for reads. Readers never block each other or the writer.
 const READERS: u32 = 8;
@@ -66,7 +63,7 @@ impl SqliteStore {
             .connect_with(options.clone())
             .await
             .with_context(|| format!("could not open the database at {url}"))?;
-        sqlx::migrate!("../migrations")
+        sqlx::migrate!("../migrations/sqlite")
             .run(&writer)
             .await
             .context("could not apply the database migrations")?;
@@ -591,31 +588,6 @@ async fn fill_in_cjk(writer: &SqlitePool) -> anyhow::Result<()> {
     }
 }
 
-fn kind_name(kind: RevisionKind) -> &'static str {
-    match kind {
-        RevisionKind::Create => "create",
-        RevisionKind::Edit => "edit",
-        RevisionKind::Merge => "merge",
-        RevisionKind::Trash => "trash",
-        RevisionKind::Restore => "restore",
-    }
-}
-
-fn revision_kind(name: &str) -> Result<RevisionKind, ApiError> {
-    Ok(match name {
-        "create" => RevisionKind::Create,
-        "edit" => RevisionKind::Edit,
-        "merge" => RevisionKind::Merge,
-        "trash" => RevisionKind::Trash,
-        "restore" => RevisionKind::Restore,
-        other => {
-            return Err(ApiError::Internal(anyhow::anyhow!(
-                "a revision of unknown kind {other:?}"
-            )));
-        }
-    })
-}
-
 /// `a, b` → `n.a, n.b`.
 fn prefixed(table: &str, columns: &str) -> String {
     columns
@@ -656,56 +628,4 @@ async fn insert_note<'e>(
     .await?
     .rows_affected();
     Ok(inserted == 1)
-}
-
-#[derive(sqlx::FromRow)]
-struct NoteRow {
-    id: String,
-    title: String,
-    body: String,
-    written_at: String,
-    created_at: String,
-    updated_at: String,
-    version: i64,
-    trashed_at: Option<String>,
-    conflict_of: Option<String>,
-}
-
-impl From<NoteRow> for Note {
-    fn from(row: NoteRow) -> Self {
-        Note {
-            id: row.id,
-            title: row.title,
-            body: row.body,
-            written_at: row.written_at,
-            created_at: row.created_at,
-            updated_at: row.updated_at,
-            version: row.version,
-            trashed_at: row.trashed_at,
-            conflict_of: row.conflict_of,
-        }
-    }
-}
-
-#[derive(sqlx::FromRow)]
-struct RevisionRow {
-    version: i64,
-    title: String,
-    body: String,
-    created_at: String,
-    kind: String,
-}
-
-impl TryFrom<RevisionRow> for Revision {
-    type Error = ApiError;
-
-    fn try_from(row: RevisionRow) -> Result<Self, ApiError> {
-        Ok(Revision {
-            version: row.version,
-            title: row.title,
-            body: row.body,
-            created_at: row.created_at,
-            kind: revision_kind(&row.kind)?,
-        })
-    }
 }

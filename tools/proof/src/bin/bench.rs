@@ -32,6 +32,21 @@ struct Args {
     /// Folder for the JSON results.
     #[arg(long, default_value = "bench-results")]
     out: PathBuf,
+    /// The PostgreSQL server for the side-by-side figures (a database of the run's own is
+    /// made there and dropped); `none` to skip them.
+    #[arg(long, default_value = "postgres://postgres@127.0.0.1:5432/postgres")]
+    postgres: String,
+}
+
+/// The same write and search figures on PostgreSQL (one server process).
+#[derive(Serialize, Clone)]
+struct PostgresFigures {
+    cells: Vec<Cell>,
+    create_vs_plain: Vec<(usize, f64)>,
+    replay_per_second: f64,
+    edit_per_second_16: f64,
+    edit_p99_ms_16: f64,
+    search: Vec<SearchFigures>,
 }
 
 #[derive(Serialize, Clone)]
@@ -78,6 +93,7 @@ struct Report {
     wasm_gzip_bytes: u64,
     wasm_brotli_bytes: u64,
     server_peak_rss_kib: Option<u64>,
+    postgres: Option<PostgresFigures>,
 }
 
 fn ms(d: Duration) -> f64 {
@@ -236,6 +252,13 @@ async fn main() -> anyhow::Result<()> {
 
     search_server.kill()?;
 
+    let postgres = if args.postgres == "none" {
+        None
+    } else {
+        println!("\n── PostgreSQL ({}) ─────────────────────", args.postgres);
+        Some(postgres_figures(&args, &args.postgres, seconds).await?)
+    };
+
     let (raw, gzip, brotli) = wasm_sizes(&args.pkg)?;
     let peak = server.peak_memory_kib();
     server.kill()?;
@@ -264,6 +287,7 @@ async fn main() -> anyhow::Result<()> {
         wasm_brotli_bytes: brotli,
         server_peak_rss_kib: peak,
         cells: cells.clone(),
+        postgres: postgres.clone(),
     };
 
     let verdict = |met: bool| if met { "met" } else { "NOT met" };
@@ -320,6 +344,74 @@ async fn main() -> anyhow::Result<()> {
             .map(|k| k.to_string())
             .unwrap_or_else(|| "unknown".into())
     );
+
+    if let Some(pg) = &report.postgres {
+        let pg_rate = |mode: &str, clients: usize| {
+            pg.cells
+                .iter()
+                .find(|c| c.mode == mode && c.clients == clients)
+                .map(|c| c.per_second)
+                .unwrap_or(0.0)
+        };
+        println!("\n── SQLite and PostgreSQL side by side (one server process each) ──");
+        println!(
+            "{:<40} {:>12} {:>12} {:>8}",
+            "figure", "SQLite", "PostgreSQL", "PG/SQLite"
+        );
+        let row = |name: String, sqlite: f64, pg: f64, unit: &str| {
+            println!(
+                "{name:<40} {:>12} {:>12} {:>7.2}×",
+                format!("{sqlite:.1}{unit}"),
+                format!("{pg:.1}{unit}"),
+                pg / sqlite.max(f64::MIN_POSITIVE)
+            );
+        };
+        for clients in [1, 16, 64] {
+            row(
+                format!("idempotent create, {clients} clients"),
+                rate("idempotent", clients),
+                pg_rate("idempotent", clients),
+                "/s",
+            );
+        }
+        for (clients, ratio) in &pg.create_vs_plain {
+            println!(
+                "{:<40} {:>12} {:>12}",
+                format!("create / plain insert, {clients} clients"),
+                format!(
+                    "{:.2}×",
+                    rate("idempotent", *clients) / rate("plain", *clients).max(f64::MIN_POSITIVE)
+                ),
+                format!("{ratio:.2}×")
+            );
+        }
+        row(
+            "replay, 16 clients".into(),
+            report.replay_per_second,
+            pg.replay_per_second,
+            "/s",
+        );
+        row(
+            "edit, 16 clients".into(),
+            report.edit_per_second_16,
+            pg.edit_per_second_16,
+            "/s",
+        );
+        row(
+            "edit p99, 16 clients".into(),
+            report.edit_p99_ms_16,
+            pg.edit_p99_ms_16,
+            " ms",
+        );
+        for (sqlite, pg) in report.search.iter().zip(&pg.search) {
+            row(
+                format!("search p99 at {} notes", sqlite.notes),
+                sqlite.p99_ms,
+                pg.p99_ms,
+                " ms",
+            );
+        }
+    }
 
     std::fs::create_dir_all(&args.out)?;
     let file = args
@@ -523,13 +615,14 @@ async fn released_together(
 
 /// The most notes stored for any of `keys`, counted in the database itself.
 async fn most_notes_per_key(database: &Path, keys: &[String]) -> anyhow::Result<i64> {
-    let mut conn = proof::invariants::open(database).await?;
+    let mut conn = proof::invariants::open(&proof::invariants::sqlite_url(database)).await?;
     let mut most = 0;
     for key in keys {
-        let notes: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM notes WHERE idempotency_key = ?")
-            .bind(key)
-            .fetch_one(&mut conn)
-            .await?;
+        let notes: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM notes WHERE idempotency_key = $1")
+                .bind(key)
+                .fetch_one(&mut conn)
+                .await?;
         most = most.max(notes);
     }
     Ok(most)
@@ -620,7 +713,7 @@ fn word(n: usize) -> String {
 
 /// Notes in the benchmark's database.
 async fn count_notes(database: &Path) -> anyhow::Result<usize> {
-    let mut conn = proof::invariants::open(database).await?;
+    let mut conn = proof::invariants::open(&proof::invariants::sqlite_url(database)).await?;
     let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM notes")
         .fetch_one(&mut conn)
         .await?;
@@ -785,4 +878,152 @@ fn wasm_sizes(pkg: &Path) -> anyhow::Result<(u64, u64, u64)> {
         },
     )?;
     Ok((bytes.len() as u64, gzip.len() as u64, brotli.len() as u64))
+}
+
+/// The write and search figures on a PostgreSQL database of the run's own at `server`.
+async fn postgres_figures(
+    args: &Args,
+    server: &str,
+    seconds: Duration,
+) -> anyhow::Result<PostgresFigures> {
+    let name = format!("oncenote_bench_{}", std::process::id());
+    let mut admin = proof::invariants::open(server).await?;
+    sqlx::query(&format!("DROP DATABASE IF EXISTS {name}"))
+        .execute(&mut admin)
+        .await?;
+    sqlx::query(&format!("CREATE DATABASE {name}"))
+        .execute(&mut admin)
+        .await?;
+    let url = format!(
+        "{}/{name}",
+        server
+            .rsplit_once('/')
+            .map(|(base, _)| base)
+            .unwrap_or(server)
+    );
+    let figures = async {
+        let mut process = ServerProcess::with_url(&args.server, url.clone())?;
+        process.env = vec![("ONCENOTE_SIGNUP".into(), "open".into())];
+        process.start().await?;
+        let base = process.base_url();
+        let client = reqwest::Client::builder()
+            .timeout(Duration::from_secs(30))
+            .build()?;
+        let users = people(&client, &base, 16).await?;
+        let mut cells = Vec::new();
+        for clients in [1, 16, 64] {
+            for mode in ["plain", "idempotent"] {
+                let cell = throughput(&users, &base, mode, clients, seconds).await?;
+                println!(
+                    "{:<12} {:>7} {:>9} {:>10.0} {:>9.2} {:>9.2}",
+                    cell.mode,
+                    cell.clients,
+                    cell.requests,
+                    cell.per_second,
+                    cell.p50_ms,
+                    cell.p99_ms
+                );
+                cells.push(cell);
+            }
+        }
+        let rate = |mode: &str, clients: usize| {
+            cells
+                .iter()
+                .find(|c| c.mode == mode && c.clients == clients)
+                .map(|c| c.per_second)
+                .unwrap_or(0.0)
+        };
+        let create_vs_plain = [1, 16, 64]
+            .iter()
+            .map(|&c| {
+                (
+                    c,
+                    rate("idempotent", c) / rate("plain", c).max(f64::MIN_POSITIVE),
+                )
+            })
+            .collect();
+        let replay = throughput(&users[..1], &base, "replay", 16, seconds).await?;
+        let edits = edit_throughput(&users, &base, 16, seconds).await?;
+        println!(
+            "replay 16 clients {:.0}/s · edit 16 clients {:.0}/s (p99 {:.2} ms)",
+            replay.per_second, edits.per_second, edits.p99_ms
+        );
+        // Search on a person of its own, filled straight through SQL.
+        let searcher = people(&client, &base, 1).await?.remove(0);
+        let me: serde_json::Value = searcher
+            .get(format!("{base}/api/me"))
+            .send()
+            .await?
+            .json()
+            .await?;
+        let scope = me["user_id"].as_str().unwrap_or_default().to_owned();
+        let mut search = Vec::new();
+        let mut have = 0;
+        for target in [10_000usize, 100_000] {
+            fill_postgres(&url, target - have, &scope).await?;
+            have = target;
+            let figures = search_latency(&searcher, &base, target).await?;
+            println!(
+                "search at {:>7} notes: {} queries, p50 {:.2} ms, p99 {:.2} ms",
+                figures.notes, figures.queries, figures.p50_ms, figures.p99_ms
+            );
+            search.push(figures);
+        }
+        process.kill()?;
+        anyhow::Ok(PostgresFigures {
+            cells: cells.clone(),
+            create_vs_plain,
+            replay_per_second: replay.per_second,
+            edit_per_second_16: edits.per_second,
+            edit_p99_ms_16: edits.p99_ms,
+            search,
+        })
+    }
+    .await;
+    sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        .execute(&mut admin)
+        .await?;
+    figures
+}
+
+/// Adds `n` notes for `scope` straight through SQL, with their search document (the
+/// made-up words are lower-case ASCII, so cutting and folding leave them as they are).
+async fn fill_postgres(url: &str, n: usize, scope: &str) -> anyhow::Result<()> {
+    use rand::{Rng, SeedableRng};
+    let started = Instant::now();
+    let mut conn = proof::invariants::open(url).await?;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(n as u64);
+    let mut left = n;
+    while left > 0 {
+        let batch = left.min(5_000);
+        let mut tx = conn.begin().await?;
+        for _ in 0..batch {
+            let id = uuid::Uuid::new_v4().to_string();
+            let words: Vec<String> = (0..rng.random_range(40..120))
+                .map(|_| word((rng.random::<f64>().powi(3) * 4096.0) as usize))
+                .collect();
+            let title = words[..4].join(" ");
+            let body = words.join(" ");
+            let at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
+            sqlx::query(
+                "INSERT INTO notes (id, scope, idempotency_key, request_fingerprint, title, body, \
+                 written_at, created_at, updated_at, version, search) VALUES ($1, $2, $1, '', $3, $4, $5, $5, $5, 1, \
+                 setweight(to_tsvector('simple', $3), 'A') || setweight(to_tsvector('simple', $4), 'B'))",
+            )
+            .bind(&id)
+            .bind(scope)
+            .bind(&title)
+            .bind(&body)
+            .bind(&at)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        left -= batch;
+    }
+    println!(
+        "(filled {n} notes in {:.1} s)",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
 }

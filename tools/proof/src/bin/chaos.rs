@@ -1,8 +1,11 @@
 //! The chaos driver: many clients save notes through a proxy that loses answers, resets
-//! connections and answers 503; in crash mode the server is SIGKILLed and restarted on
-//! the same database. At the end the database must hold every intent exactly once.
+//! connections and answers 503; in crash mode a server is SIGKILLed and restarted on
+//! the same database. With `--replicas 2` the proxy spreads requests over two servers on
+//! one database (PostgreSQL with `--postgres`), and the kills alternate between them. At
+//! the end the database must hold every intent exactly once.
 //!
 //!     cargo run --release -p proof --bin chaos -- --intents 10000 --kills 20
+//!     cargo run --release -p proof --bin chaos -- --postgres postgres://postgres@127.0.0.1/postgres --replicas 2 --kills 6
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -68,6 +71,14 @@ struct Args {
     /// The release server binary.
     #[arg(long, default_value = "target/release/server")]
     server: PathBuf,
+    /// Server processes on the one database, behind the proxy (taken in turn).
+    #[arg(long, default_value_t = 1)]
+    replicas: usize,
+    /// Run on PostgreSQL: a server URL (with a database to connect to for administration,
+    /// e.g. postgres://postgres@127.0.0.1:5432/postgres); a database of the run's own is
+    /// made there and dropped when every invariant held. Without it: a SQLite file.
+    #[arg(long)]
+    postgres: Option<String>,
 }
 
 #[tokio::main]
@@ -79,17 +90,25 @@ async fn main() -> anyhow::Result<()> {
         args.seed
     ));
     std::fs::create_dir_all(&dir)?;
-    let database = dir.join("chaos.db");
-    let mut server = ServerProcess::new(&args.server, &database)?;
-    // Each virtual client signs up as a person of their own.
-    server.env = vec![("ONCENOTE_SIGNUP".into(), "open".into())];
-    if let Some(ttl) = args.ttl_secs {
-        server.env.extend([
-            ("ONCENOTE_IDEMPOTENCY_TTL_SECS".into(), ttl.to_string()),
-            ("ONCENOTE_SWEEP_INTERVAL_SECS".into(), "1".into()),
-        ]);
+    anyhow::ensure!(args.replicas >= 1, "--replicas is at least 1");
+    let database = match &args.postgres {
+        None => ChaosDatabase::Sqlite(dir.join("chaos.db")),
+        Some(server) => ChaosDatabase::postgres(server, args.seed).await?,
+    };
+    let mut servers = Vec::new();
+    for _ in 0..args.replicas {
+        let mut server = ServerProcess::with_url(&args.server, database.url())?;
+        // Each virtual client signs up as a person of their own.
+        server.env = vec![("ONCENOTE_SIGNUP".into(), "open".into())];
+        if let Some(ttl) = args.ttl_secs {
+            server.env.extend([
+                ("ONCENOTE_IDEMPOTENCY_TTL_SECS".into(), ttl.to_string()),
+                ("ONCENOTE_SWEEP_INTERVAL_SECS".into(), "1".into()),
+            ]);
+        }
+        server.start().await?;
+        servers.push(server);
     }
-    server.start().await?;
 
     let faults = Faults {
         lose_answer: args.lose,
@@ -98,11 +117,16 @@ async fn main() -> anyhow::Result<()> {
         retry_after_secs: args.retry_after_secs,
         max_delay: Duration::from_millis(args.max_delay_ms),
     };
-    let proxy = FaultProxy::start(server.base_url(), faults.clone(), args.seed).await?;
+    let proxy = FaultProxy::start(
+        servers.iter().map(ServerProcess::base_url).collect(),
+        faults.clone(),
+        args.seed,
+    )
+    .await?;
     println!(
         "chaos: {} intents, {} clients, faults lose={:.0}% reset={:.0}% busy={:.0}% delay≤{} ms, \
          same key from several senders={:.0}%, later writes on {:.0}% of notes, key expiry={}, \
-         kills={}, seed={}",
+         kills={}, replicas={} on {}, seed={}",
         args.intents,
         args.clients,
         args.lose * 100.0,
@@ -115,13 +139,15 @@ async fn main() -> anyhow::Result<()> {
             .map(|t| format!("{t} s"))
             .unwrap_or_else(|| "off".into()),
         args.kills,
+        args.replicas,
+        database.backend(),
         args.seed
     );
 
     let progress = Arc::new(Progress::default());
     let killer = tokio::spawn(kill_at_random_moments(
-        server,
-        database.clone(),
+        servers,
+        database.check_url(),
         progress.clone(),
         args.kills,
         args.intents,
@@ -141,11 +167,17 @@ async fn main() -> anyhow::Result<()> {
     let result = local
         .run_until(load::run(&proxy.base_url(), &config, progress.clone()))
         .await?;
-    let (mut server, kill_checks) = killer.await??;
-    server.kill()?;
+    let (mut servers, kill_checks) = killer.await??;
+    for server in &mut servers {
+        server.kill()?;
+    }
 
-    let mut checks =
-        invariants::check_all(&database, &result.records, args.ttl_secs.is_some()).await?;
+    let mut checks = invariants::check_all(
+        &database.check_url(),
+        &result.records,
+        args.ttl_secs.is_some(),
+    )
+    .await?;
     checks.extend(kill_checks);
 
     let c = &result.counts;
@@ -212,27 +244,96 @@ async fn main() -> anyhow::Result<()> {
     println!("{} passed, {} failed", checks.len() - failed, failed);
     if failed == 0 {
         let _ = std::fs::remove_dir_all(&dir);
+        database.drop_database().await?;
         Ok(())
     } else {
         eprintln!(
             "chaos: invariants violated; the database is kept at {}",
-            database.display()
+            database.url()
         );
         std::process::exit(1);
     }
 }
 
-/// Kills the server `kills` times at random moments of the load (by progress), restarts
-/// it on the same database each time, and checks that every intent acknowledged before
-/// the kill is there exactly once.
+/// The database a chaos run writes to.
+enum ChaosDatabase {
+    Sqlite(PathBuf),
+    /// A database of the run's own on a PostgreSQL server: (server URL, database URL, name).
+    Postgres {
+        server: String,
+        url: String,
+        name: String,
+    },
+}
+
+impl ChaosDatabase {
+    /// Makes a fresh database on the PostgreSQL server at `server`.
+    async fn postgres(server: &str, seed: u64) -> anyhow::Result<Self> {
+        let name = format!("oncenote_chaos_{}_{seed}", std::process::id());
+        let mut admin = invariants::open(server).await?;
+        sqlx::query(&format!("DROP DATABASE IF EXISTS {name}"))
+            .execute(&mut admin)
+            .await?;
+        sqlx::query(&format!("CREATE DATABASE {name}"))
+            .execute(&mut admin)
+            .await?;
+        let base = server
+            .rsplit_once('/')
+            .map(|(base, _)| base)
+            .ok_or_else(|| anyhow::anyhow!("--postgres {server:?} names no database"))?;
+        Ok(Self::Postgres {
+            server: server.to_owned(),
+            url: format!("{base}/{name}"),
+            name,
+        })
+    }
+
+    /// The URL the servers use.
+    fn url(&self) -> String {
+        match self {
+            ChaosDatabase::Sqlite(path) => format!("sqlite://{}", path.display()),
+            ChaosDatabase::Postgres { url, .. } => url.clone(),
+        }
+    }
+
+    /// The URL the checks read through (read-only for a SQLite file).
+    fn check_url(&self) -> String {
+        match self {
+            ChaosDatabase::Sqlite(path) => invariants::sqlite_url(path),
+            ChaosDatabase::Postgres { url, .. } => url.clone(),
+        }
+    }
+
+    fn backend(&self) -> &'static str {
+        match self {
+            ChaosDatabase::Sqlite(_) => "SQLite",
+            ChaosDatabase::Postgres { .. } => "PostgreSQL",
+        }
+    }
+
+    /// Drops a PostgreSQL database of the run's own (a SQLite file goes with its folder).
+    async fn drop_database(&self) -> anyhow::Result<()> {
+        if let ChaosDatabase::Postgres { server, name, .. } = self {
+            let mut admin = invariants::open(server).await?;
+            sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                .execute(&mut admin)
+                .await?;
+        }
+        Ok(())
+    }
+}
+
+/// Kills a server `kills` times at random moments of the load (by progress) — the
+/// replicas in turn — restarts it on the same database each time, and checks that every
+/// intent acknowledged before the kill is there exactly once.
 async fn kill_at_random_moments(
-    mut server: ServerProcess,
-    database: PathBuf,
+    mut servers: Vec<ServerProcess>,
+    database: String,
     progress: Arc<Progress>,
     kills: usize,
     intents: usize,
     seed: u64,
-) -> anyhow::Result<(ServerProcess, Vec<Check>)> {
+) -> anyhow::Result<(Vec<ServerProcess>, Vec<Check>)> {
     let mut rng = StdRng::seed_from_u64(seed ^ 0x6b696c6c);
     let mut moments: Vec<usize> = (0..kills)
         .map(|_| (rng.random_range(0.05..0.9) * intents as f64) as usize)
@@ -251,13 +352,15 @@ async fn kill_at_random_moments(
             .lock()
             .expect("not poisoned")
             .clone();
+        let replica = n % servers.len();
+        let server = &mut servers[replica];
         server.kill()?;
         tokio::time::sleep(Duration::from_millis(rng.random_range(20..250))).await;
         server.start().await?;
         let mut check =
             invariants::acknowledged_survived(&database, &acknowledged, &follow_ups).await?;
-        check.name = format!("kill {}: {}", n + 1, check.name);
+        check.name = format!("kill {} (replica {}): {}", n + 1, replica + 1, check.name);
         checks.push(check);
     }
-    Ok((server, checks))
+    Ok((servers, checks))
 }

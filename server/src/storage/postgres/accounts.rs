@@ -1,0 +1,371 @@
+//! The SQL of accounts on PostgreSQL: users, the first-admin row, setup links, sessions,
+//! invitations and sign-in limits. Every rule that must hold across replicas is a row
+//! the database arbitrates: the `setup` row (one first admin), an invitation's `used_at`
+//! (one use), the sign-in counters (one upsert per failure).
+
+use sqlx::Row;
+
+use super::PgStore;
+use crate::accounts::{NewUser, User, Viewer};
+use crate::error::ApiError;
+use crate::idempotency::SHARED_SCOPE;
+use crate::storage::rows::{SCOPED_TABLES, UserRow};
+
+/// A unique-constraint failure on the usernames: the name is taken.
+fn taken(error: sqlx::Error) -> ApiError {
+    match &error {
+        sqlx::Error::Database(db) if db.constraint() == Some("users_username_unique") => {
+            ApiError::UsernameTaken
+        }
+        _ => error.into(),
+    }
+}
+
+async fn insert_user<'e>(
+    executor: impl sqlx::PgExecutor<'e>,
+    user: &NewUser,
+) -> Result<(), ApiError> {
+    sqlx::query(
+        "INSERT INTO users (id, username, password_hash, is_admin, created_at, password_changed_at) \
+         VALUES ($1, $2, $3, $4, $5, $5)",
+    )
+    .bind(&user.id)
+    .bind(&user.username)
+    .bind(&user.password_hash)
+    .bind(user.admin)
+    .bind(&user.created_at)
+    .execute(executor)
+    .await
+    .map_err(taken)?;
+    Ok(())
+}
+
+impl PgStore {
+    pub async fn user_count(&self) -> Result<i64, ApiError> {
+        Ok(sqlx::query_scalar("SELECT COUNT(*) FROM users")
+            .fetch_one(&self.reader)
+            .await?)
+    }
+
+    pub async fn setup_done(&self) -> Result<bool, ApiError> {
+        let done: Option<i32> = sqlx::query_scalar("SELECT 1 FROM setup WHERE id = 1")
+            .fetch_optional(&self.reader)
+            .await?;
+        Ok(done.is_some())
+    }
+
+    /// Makes `user` the first admin, if no one is yet. The setup row goes in first: a
+    /// second setup (on any replica) blocks on it, then finds it and gives up — before
+    /// touching the users, so even the same username cannot make it fail otherwise.
+    pub async fn create_first_admin(&self, user: &NewUser) -> Result<bool, ApiError> {
+        let mut tx = self.pool.begin().await?;
+        let won = sqlx::query(
+            "INSERT INTO setup (id, admin_id, done_at) VALUES (1, $1, $2) ON CONFLICT (id) DO NOTHING",
+        )
+        .bind(&user.id)
+        .bind(&user.created_at)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if won != 1 {
+            tx.rollback().await?;
+            return Ok(false);
+        }
+        insert_user(&mut *tx, user).await?;
+        for table in SCOPED_TABLES {
+            sqlx::query(&format!("UPDATE {table} SET scope = $1 WHERE scope = $2"))
+                .bind(&user.id)
+                .bind(SHARED_SCOPE)
+                .execute(&mut *tx)
+                .await?;
+        }
+        sqlx::query("DELETE FROM setup_tokens")
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    pub async fn add_setup_token(&self, token_hash: &str, now: &str) -> Result<(), ApiError> {
+        sqlx::query("INSERT INTO setup_tokens (token_hash, created_at) VALUES ($1, $2)")
+            .bind(token_hash)
+            .bind(now)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    pub async fn setup_token_exists(&self, token_hash: &str) -> Result<bool, ApiError> {
+        let found: Option<i32> =
+            sqlx::query_scalar("SELECT 1 FROM setup_tokens WHERE token_hash = $1")
+                .bind(token_hash)
+                .fetch_optional(&self.reader)
+                .await?;
+        Ok(found.is_some())
+    }
+
+    pub async fn create_user(&self, user: &NewUser) -> Result<(), ApiError> {
+        insert_user(&self.pool, user).await
+    }
+
+    /// A user and their password hash, by username (any case).
+    pub async fn user_by_name(&self, username: &str) -> Result<Option<(User, String)>, ApiError> {
+        self.user_where("lower(username) = lower($1)", username)
+            .await
+    }
+
+    pub async fn user_by_id(&self, id: &str) -> Result<Option<(User, String)>, ApiError> {
+        self.user_where("id = $1", id).await
+    }
+
+    async fn user_where(
+        &self,
+        condition: &str,
+        value: &str,
+    ) -> Result<Option<(User, String)>, ApiError> {
+        let row = sqlx::query(&format!(
+            "SELECT id, username, is_admin, disabled_at, created_at, password_hash FROM users WHERE {condition}"
+        ))
+        .bind(value)
+        .fetch_optional(&self.reader)
+        .await?;
+        row.map(|row| {
+            let hash: String = row.try_get("password_hash")?;
+            let user = <UserRow as sqlx::FromRow<_>>::from_row(&row)?;
+            Ok((user.into(), hash))
+        })
+        .transpose()
+        .map_err(|e: sqlx::Error| e.into())
+    }
+
+    pub async fn list_users(&self) -> Result<Vec<User>, ApiError> {
+        let rows: Vec<UserRow> = sqlx::query_as(
+            "SELECT id, username, is_admin, disabled_at, created_at FROM users \
+             ORDER BY created_at, username",
+        )
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(rows.into_iter().map(User::from).collect())
+    }
+
+    /// Disables (ending every session) or enables a user; false if there is no such user.
+    pub async fn set_disabled(
+        &self,
+        id: &str,
+        disabled_at: Option<&str>,
+    ) -> Result<bool, ApiError> {
+        let mut tx = self.pool.begin().await?;
+        let changed = sqlx::query("UPDATE users SET disabled_at = $1 WHERE id = $2")
+            .bind(disabled_at)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        if disabled_at.is_some() {
+            sqlx::query("DELETE FROM sessions WHERE user_id = $1")
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(changed == 1)
+    }
+
+    /// A new password: every session of the user ends.
+    pub async fn set_password(&self, id: &str, hash: &str, now: &str) -> Result<(), ApiError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("UPDATE users SET password_hash = $1, password_changed_at = $2 WHERE id = $3")
+            .bind(hash)
+            .bind(now)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("DELETE FROM sessions WHERE user_id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    pub async fn create_session(
+        &self,
+        token_hash: &str,
+        user_id: &str,
+        now: &str,
+        expires_at: &str,
+    ) -> Result<(), ApiError> {
+        sqlx::query(
+            "INSERT INTO sessions (token_hash, user_id, created_at, last_seen_at, expires_at) \
+             VALUES ($1, $2, $3, $3, $4)",
+        )
+        .bind(token_hash)
+        .bind(user_id)
+        .bind(now)
+        .bind(expires_at)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// The person a live session belongs to (an enabled user), and when it was last seen.
+    pub async fn session_viewer(
+        &self,
+        token_hash: &str,
+        now: &str,
+    ) -> Result<Option<(Viewer, String)>, ApiError> {
+        let row: Option<(String, String, bool, String)> = sqlx::query_as(
+            "SELECT u.id, u.username, u.is_admin, s.last_seen_at FROM sessions s \
+             JOIN users u ON u.id = s.user_id \
+             WHERE s.token_hash = $1 AND s.expires_at > $2 AND u.disabled_at IS NULL",
+        )
+        .bind(token_hash)
+        .bind(now)
+        .fetch_optional(&self.reader)
+        .await?;
+        Ok(row.map(|(user_id, username, admin, last_seen)| {
+            (
+                Viewer {
+                    user_id,
+                    username,
+                    admin,
+                    session: token_hash.to_owned(),
+                },
+                last_seen,
+            )
+        }))
+    }
+
+    /// Keeps a session alive: seen now, expiring later.
+    pub async fn touch_session(
+        &self,
+        token_hash: &str,
+        now: &str,
+        expires_at: &str,
+    ) -> Result<(), ApiError> {
+        sqlx::query("UPDATE sessions SET last_seen_at = $1, expires_at = $2 WHERE token_hash = $3")
+            .bind(now)
+            .bind(expires_at)
+            .bind(token_hash)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    pub async fn delete_session(&self, token_hash: &str) -> Result<(), ApiError> {
+        sqlx::query("DELETE FROM sessions WHERE token_hash = $1")
+            .bind(token_hash)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    pub async fn sweep_sessions(&self, now: &str) -> Result<u64, ApiError> {
+        super::sweep(
+            &self.pool,
+            "DELETE FROM sessions WHERE ctid IN (SELECT ctid FROM sessions \
+             WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)",
+            now,
+        )
+        .await
+    }
+
+    pub async fn create_invitation(
+        &self,
+        token_hash: &str,
+        created_by: &str,
+        now: &str,
+        expires_at: &str,
+    ) -> Result<(), ApiError> {
+        sqlx::query(
+            "INSERT INTO invitations (token_hash, created_by, created_at, expires_at) \
+             VALUES ($1, $2, $3, $4)",
+        )
+        .bind(token_hash)
+        .bind(created_by)
+        .bind(now)
+        .bind(expires_at)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Uses an invitation once, making `user` with it; false if it was used or expired.
+    /// A second use (on any replica) waits on the first one's row lock, then finds
+    /// `used_at` set.
+    pub async fn accept_invitation(
+        &self,
+        token_hash: &str,
+        user: &NewUser,
+    ) -> Result<bool, ApiError> {
+        let mut tx = self.pool.begin().await?;
+        let taken = sqlx::query(
+            "UPDATE invitations SET used_at = $1, used_by = $2 \
+             WHERE token_hash = $3 AND used_at IS NULL AND expires_at > $1",
+        )
+        .bind(&user.created_at)
+        .bind(&user.id)
+        .bind(token_hash)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if taken != 1 {
+            tx.rollback().await?;
+            return Ok(false);
+        }
+        insert_user(&mut *tx, user).await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Until when a sign-in bucket is locked, if it is.
+    pub async fn locked_until(&self, bucket: &str) -> Result<Option<String>, ApiError> {
+        let until: Option<Option<String>> =
+            sqlx::query_scalar("SELECT locked_until FROM sign_in_limits WHERE bucket = $1")
+                .bind(bucket)
+                .fetch_optional(&self.reader)
+                .await?;
+        Ok(until.flatten())
+    }
+
+    /// Counts a failed sign-in in one statement (a window that began before `cutoff`
+    /// starts over); returns the failures in the window now.
+    pub async fn count_failure(
+        &self,
+        bucket: &str,
+        now: &str,
+        cutoff: &str,
+    ) -> Result<i64, ApiError> {
+        Ok(sqlx::query_scalar(
+            "INSERT INTO sign_in_limits (bucket, failures, window_started_at) VALUES ($1, 1, $2) \
+             ON CONFLICT (bucket) DO UPDATE SET \
+             failures = CASE WHEN sign_in_limits.window_started_at < $3 THEN 1 \
+                             ELSE sign_in_limits.failures + 1 END, \
+             window_started_at = CASE WHEN sign_in_limits.window_started_at < $3 THEN $2 \
+                                      ELSE sign_in_limits.window_started_at END \
+             RETURNING failures",
+        )
+        .bind(bucket)
+        .bind(now)
+        .bind(cutoff)
+        .fetch_one(&self.pool)
+        .await?)
+    }
+
+    pub async fn lock_bucket(&self, bucket: &str, until: &str) -> Result<(), ApiError> {
+        sqlx::query("UPDATE sign_in_limits SET locked_until = $1 WHERE bucket = $2")
+            .bind(until)
+            .bind(bucket)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    pub async fn clear_limit(&self, bucket: &str) -> Result<(), ApiError> {
+        sqlx::query("DELETE FROM sign_in_limits WHERE bucket = $1")
+            .bind(bucket)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+}

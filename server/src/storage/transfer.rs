@@ -1,0 +1,221 @@
+//! Moving an install from SQLite to PostgreSQL (`server copy-to postgres://…`): every
+//! account, session, invitation, note, revision, tombstone and stored answer, with their
+//! ids, keys and fingerprints unchanged — so a save still waiting in someone's browser is
+//! replayed by the new database exactly as the old one would have. Every row goes in with
+//! `ON CONFLICT DO NOTHING`: copying twice (or after a copy that stopped half way) adds
+//! nothing twice. The servers should be stopped while it runs, so nothing is written to
+//! the old database after its rows were read.
+
+use app::api::Note;
+use sqlx::Row;
+
+use super::postgres::{PgStore, insert_note};
+use super::rows::{NOTE_COLUMNS, NoteRow};
+use super::sqlite::SqliteStore;
+use crate::idempotency::{Fingerprint, IdempotencyKey};
+
+/// Rows copied in one transaction.
+const BATCH: i64 = 500;
+
+/// What a copy did, table by table: rows read from the source, rows new in the target.
+#[derive(Debug, Default)]
+pub struct CopyReport {
+    pub tables: Vec<(&'static str, u64, u64)>,
+}
+
+impl std::fmt::Display for CopyReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (table, read, new) in &self.tables {
+            writeln!(
+                f,
+                "  {table:<17} {read:>8} read, {new:>8} new in the target"
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// A table copied as plain columns (everything but the notes, whose search document the
+/// target computes). Tables come in an order that satisfies every foreign key.
+struct Plain {
+    table: &'static str,
+    columns: &'static str,
+    /// Which columns are booleans (SQLite keeps them as integers).
+    booleans: &'static [&'static str],
+    /// Which are integers (BIGINT on PostgreSQL, INTEGER for `int4`).
+    integers: &'static [&'static str],
+    int4: &'static [&'static str],
+    order: &'static str,
+}
+
+const BEFORE_NOTES: [Plain; 5] = [
+    Plain {
+        table: "users",
+        columns: "id, username, password_hash, is_admin, disabled_at, created_at, password_changed_at",
+        booleans: &["is_admin"],
+        integers: &[],
+        int4: &[],
+        order: "created_at, id",
+    },
+    Plain {
+        table: "setup",
+        columns: "id, admin_id, done_at",
+        booleans: &[],
+        integers: &[],
+        int4: &["id"],
+        order: "id",
+    },
+    Plain {
+        table: "sessions",
+        columns: "token_hash, user_id, created_at, last_seen_at, expires_at",
+        booleans: &[],
+        integers: &[],
+        int4: &[],
+        order: "token_hash",
+    },
+    Plain {
+        table: "invitations",
+        columns: "token_hash, created_by, created_at, expires_at, used_at, used_by",
+        booleans: &[],
+        integers: &[],
+        int4: &[],
+        order: "token_hash",
+    },
+    Plain {
+        table: "sign_in_limits",
+        columns: "bucket, failures, window_started_at, locked_until",
+        booleans: &[],
+        integers: &["failures"],
+        int4: &[],
+        order: "bucket",
+    },
+];
+
+const AFTER_NOTES: [Plain; 3] = [
+    Plain {
+        table: "revisions",
+        columns: "scope, note_id, version, kind, title, body, created_at, idempotency_key, request_fingerprint",
+        booleans: &[],
+        integers: &["version"],
+        int4: &[],
+        order: "note_id, version",
+    },
+    Plain {
+        table: "tombstones",
+        columns: "scope, note_id, idempotency_key, request_fingerprint, purged_at",
+        booleans: &[],
+        integers: &[],
+        int4: &[],
+        order: "scope, note_id",
+    },
+    Plain {
+        table: "idempotency_keys",
+        columns: "scope, idempotency_key, request_fingerprint, response_status, response_headers, response_body, created_at, expires_at",
+        booleans: &[],
+        integers: &[],
+        int4: &["response_status"],
+        order: "scope, idempotency_key",
+    },
+];
+
+/// Copies everything from `source` into `target`.
+pub async fn copy(source: &SqliteStore, target: &PgStore) -> anyhow::Result<CopyReport> {
+    let mut report = CopyReport::default();
+    for plain in &BEFORE_NOTES {
+        report.tables.push(copy_plain(source, target, plain).await?);
+    }
+    report.tables.push(copy_notes(source, target).await?);
+    for plain in &AFTER_NOTES {
+        report.tables.push(copy_plain(source, target, plain).await?);
+    }
+    Ok(report)
+}
+
+async fn copy_plain(
+    source: &SqliteStore,
+    target: &PgStore,
+    plain: &Plain,
+) -> anyhow::Result<(&'static str, u64, u64)> {
+    let columns: Vec<&str> = plain.columns.split(", ").collect();
+    let placeholders: Vec<String> = (1..=columns.len()).map(|n| format!("${n}")).collect();
+    let insert = format!(
+        "INSERT INTO {} ({}) VALUES ({}) ON CONFLICT DO NOTHING",
+        plain.table,
+        plain.columns,
+        placeholders.join(", ")
+    );
+    let (mut read, mut new) = (0, 0);
+    let mut offset = 0;
+    loop {
+        let rows = sqlx::query(&format!(
+            "SELECT {} FROM {} ORDER BY {} LIMIT {BATCH} OFFSET {offset}",
+            plain.columns, plain.table, plain.order
+        ))
+        .fetch_all(&source.reader)
+        .await?;
+        let mut tx = target.pool.begin().await?;
+        for row in &rows {
+            let mut query = sqlx::query(&insert);
+            for (i, column) in columns.iter().enumerate() {
+                query = if plain.booleans.contains(column) {
+                    query.bind(row.try_get::<bool, _>(i)?)
+                } else if plain.integers.contains(column) {
+                    query.bind(row.try_get::<i64, _>(i)?)
+                } else if plain.int4.contains(column) {
+                    query.bind(i32::try_from(row.try_get::<i64, _>(i)?)?)
+                } else if *column == "response_body" {
+                    query.bind(row.try_get::<Vec<u8>, _>(i)?)
+                } else {
+                    query.bind(row.try_get::<Option<String>, _>(i)?)
+                };
+            }
+            new += query.execute(&mut *tx).await?.rows_affected();
+        }
+        tx.commit().await?;
+        read += rows.len() as u64;
+        if (rows.len() as i64) < BATCH {
+            return Ok((plain.table, read, new));
+        }
+        offset += BATCH;
+    }
+}
+
+async fn copy_notes(
+    source: &SqliteStore,
+    target: &PgStore,
+) -> anyhow::Result<(&'static str, u64, u64)> {
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        #[sqlx(flatten)]
+        note: NoteRow,
+        scope: String,
+        idempotency_key: String,
+        request_fingerprint: String,
+    }
+    let (mut read, mut new) = (0, 0);
+    let mut offset = 0;
+    loop {
+        let rows: Vec<Row> = sqlx::query_as(&format!(
+            "SELECT {NOTE_COLUMNS}, scope, idempotency_key, request_fingerprint FROM notes \
+             ORDER BY created_at, id LIMIT {BATCH} OFFSET {offset}"
+        ))
+        .fetch_all(&source.reader)
+        .await?;
+        let mut tx = target.pool.begin().await?;
+        for row in &rows {
+            let key = IdempotencyKey::parse(&row.idempotency_key)
+                .map_err(|e| anyhow::anyhow!("a note's key {:?}: {e}", row.idempotency_key))?;
+            let fingerprint = Fingerprint::from_stored(row.request_fingerprint.clone());
+            let note = Note::from(row.note.clone());
+            if insert_note(&mut *tx, &row.scope, &key, &fingerprint, &note).await? {
+                new += 1;
+            }
+        }
+        tx.commit().await?;
+        read += rows.len() as u64;
+        if (rows.len() as i64) < BATCH {
+            return Ok(("notes", read, new));
+        }
+        offset += BATCH;
+    }
+}

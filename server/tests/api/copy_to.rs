@@ -1,0 +1,120 @@
+//! `server copy-to postgres://…`: an install moves from SQLite to PostgreSQL with every
+//! account, session, note, revision and stored answer, and copying twice adds nothing.
+//! Runs in the PostgreSQL pass of the suite (it needs a PostgreSQL server).
+
+use app::api::IDEMPOTENT_REPLAYED_HEADER;
+use server::config::Config;
+
+use crate::helpers::{ADMIN, ADMIN_PASSWORD, client_with, note_json, spawn_app_on};
+use crate::test_db::{Backend, TestDb, backend};
+
+#[tokio::test]
+async fn a_sqlite_install_copied_to_postgres_keeps_every_note_key_and_session_and_copying_again_adds_nothing()
+ {
+    if backend() != Backend::Postgres {
+        eprintln!("copy-to needs PostgreSQL: it runs in the suite's PostgreSQL pass");
+        return;
+    }
+    // A SQLite install with a history: notes, an edit, a note in the trash, a stored answer.
+    let mut old = spawn_app_on(TestDb::on(Backend::Sqlite).await, |_| {}).await;
+    let kept = old.post_note(Some("kept-key"), &note_json("Kept")).await;
+    assert_eq!(kept.status(), 201);
+    let kept_bytes = kept.bytes().await.unwrap();
+    let edited = old.create("Edited", "one\n").await;
+    let edit = serde_json::json!({ "title": "Edited", "body": "two\n", "base_version": 1, "written_at": "2026-11-30T06:00:00.000Z" });
+    assert_eq!(
+        old.patch_note(&edited.id, "edit-key", &edit, &[])
+            .await
+            .status(),
+        200
+    );
+    let trashed = old.create("Trashed", "b").await;
+    assert_eq!(
+        old.delete_note(&trashed.id, "trash-key", false)
+            .await
+            .status(),
+        200
+    );
+    let session = old.session.clone().expect("signed in");
+    old.shut_down(std::time::Duration::from_secs(10)).await;
+
+    let target = TestDb::on(Backend::Postgres).await;
+    let config = Config::for_tests(old.database_url.clone());
+    let first = server::cli::copy_to(&config, &target.url)
+        .await
+        .expect("the copy");
+    assert!(first.contains("notes"), "{first}");
+    let again = server::cli::copy_to(&config, &target.url)
+        .await
+        .expect("the copy again");
+    for line in again.lines().skip(1) {
+        assert!(
+            line.trim_end().ends_with("0 new in the target"),
+            "copying again added rows: {line}"
+        );
+    }
+
+    // The PostgreSQL install: the same person, the same session, the same notes.
+    let new = spawn_app_on(target, |c| c.admin = None).await;
+    let same_session = client_with(&session);
+    let me = same_session.get(new.url("/api/me")).send().await.unwrap();
+    assert_eq!(
+        me.status(),
+        200,
+        "the session from SQLite works on PostgreSQL"
+    );
+    let token = new.sign_in(ADMIN, ADMIN_PASSWORD).await;
+    let client = client_with(&token);
+    let replay = client
+        .post(new.url("/api/notes"))
+        .header("idempotency-key", "kept-key")
+        .json(&note_json("Kept"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(replay.status(), 201);
+    assert_eq!(replay.headers()[IDEMPOTENT_REPLAYED_HEADER], "true");
+    assert_eq!(
+        replay.bytes().await.unwrap(),
+        kept_bytes,
+        "the stored answer, byte for byte"
+    );
+    let now: app::api::Note = client
+        .get(new.url(&format!("/api/notes/{}", edited.id)))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!((now.version, now.body.as_str()), (2, "two\n"));
+    let history: app::api::Revisions = client
+        .get(new.url(&format!("/api/notes/{}/revisions", edited.id)))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(history.revisions.len(), 2);
+    let trash: app::api::NotesPage = client
+        .get(new.url("/api/trash"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(trash.notes.len(), 1);
+    // Search works on the copied notes (their search document was made in PostgreSQL).
+    let found: app::api::SearchPage = client
+        .get(new.url("/api/search?q=edited"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(found.results.len(), 1);
+    assert_eq!(new.note_count().await, 3);
+}
