@@ -45,6 +45,12 @@ printf '\n==> Chaos: 2,000 saves through a faulty proxy (keys expiring under loa
 cargo run --locked --quiet -p proof --bin chaos -- --intents 2000 --clients 64 --ttl-secs 1 --seed 7
 cargo run --locked --quiet -p proof --bin chaos -- --intents 2000 --clients 64 --kills 5 --seed 8
 
+if [[ $postgres_tested == yes ]]; then
+  printf '\n==> Chaos on PostgreSQL: 1,000 saves over two replicas on one database, with 4 crashes\n'
+  cargo run --locked --quiet -p proof --bin chaos -- --intents 1000 --clients 64 --kills 4 \
+    --replicas 2 --postgres "$pg_url" --seed 11
+fi
+
 printf '\n==> Browser tests (Playwright, headless Chromium)\n'
 (cd end2end && npx playwright test)
 

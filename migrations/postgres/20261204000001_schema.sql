@@ -15,8 +15,10 @@ CREATE TABLE users (
     created_at TEXT COLLATE "C" NOT NULL,
     password_changed_at TEXT COLLATE "C" NOT NULL
 );
--- Usernames are unique in any case.
-CREATE UNIQUE INDEX users_username_unique ON users (lower(username));
+-- Usernames are unique whatever their ASCII case — as SQLite's COLLATE NOCASE, which folds
+-- A–Z only, so both databases take and refuse the same names.
+CREATE UNIQUE INDEX users_username_unique ON users
+    (translate(username, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'));
 
 -- The first admin is made so by this one row: a second setup (another request, another
 -- replica) blocks on the first one's insert and then finds it. The user is inserted after

@@ -34,6 +34,7 @@ Configuration comes from the environment; nothing is required:
   ONCENOTE_TRASH_DAYS            the trash empties itself after this many days (30)
   ONCENOTE_HEADER_TIMEOUT_SECS   time allowed for a request's headers (10)
   ONCENOTE_BODY_TIMEOUT_SECS     time allowed for a request's body (30)
+  ONCENOTE_WRITE_BATCH           SQLite: writes that may share one commit (64)
   ONCENOTE_DB_POOL_SIZE          PostgreSQL connections per pool (8; two pools)
   ONCENOTE_DB_CONNECT_TIMEOUT_SECS  wait for a database connection (10)
   ONCENOTE_BUILD_ID              names the offline cache instead of asset hashes
@@ -157,7 +158,18 @@ pub async fn copy_to(config: &Config, target: &str) -> anyhow::Result<String> {
     let DatabaseUrl::Postgres(target_url) = DatabaseUrl::parse(target)? else {
         anyhow::bail!("copy-to writes to PostgreSQL: TARGET is a postgres:// URL");
     };
-    let source = crate::storage::sqlite::SqliteStore::open(source_url, config.key_wait).await?;
+    let file = source_url
+        .trim_start_matches("sqlite://")
+        .trim_start_matches("sqlite:")
+        .split('?')
+        .next()
+        .unwrap_or_default();
+    if !std::path::Path::new(file).is_file() {
+        anyhow::bail!("there is no SQLite database at {file:?} (DATABASE_URL {source_url:?})");
+    }
+    let source =
+        crate::storage::sqlite::SqliteStore::open(source_url, config.key_wait, config.write_batch)
+            .await?;
     let target = crate::storage::postgres::PgStore::open(&target_url, config).await?;
     let report = crate::storage::transfer::copy(&source, &target).await;
     source.close().await;

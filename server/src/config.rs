@@ -63,6 +63,10 @@ pub struct Config {
     /// `ONCENOTE_DB_CONNECT_TIMEOUT_SECS`: how long to wait for a database connection
     /// (at start, and for a request when every pooled connection is busy).
     pub db_connect_timeout: Duration,
+    /// `ONCENOTE_WRITE_BATCH`: on SQLite, how many writes that arrive together may share
+    /// one commit (one fsync); `1` commits every write on its own. A lone write never
+    /// waits for company.
+    pub write_batch: usize,
     /// `ONCENOTE_PUBLIC_URL`: the address people use (for links printed and sent: setup,
     /// invitations); `https://…` also marks cookies `Secure`.
     pub public_url: Option<String>,
@@ -220,6 +224,7 @@ impl Config {
             db_connect_timeout: Duration::from_secs(
                 number("ONCENOTE_DB_CONNECT_TIMEOUT_SECS", 10)?.max(1),
             ),
+            write_batch: number("ONCENOTE_WRITE_BATCH", 64)?.clamp(1, 1024) as usize,
             public_url: var("ONCENOTE_PUBLIC_URL")
                 .map(|url| {
                     let url = url.trim().trim_end_matches('/').to_owned();
@@ -258,6 +263,7 @@ impl Config {
             trusted_proxies: Vec::new(),
             db_pool_size: 8,
             db_connect_timeout: Duration::from_secs(10),
+            write_batch: 64,
             public_url: None,
         }
     }

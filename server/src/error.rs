@@ -95,7 +95,8 @@ impl From<sqlx::Error> for ApiError {
 
 /// A lock not free in time: SQLite's SQLITE_BUSY / SQLITE_LOCKED (and their extended
 /// codes), PostgreSQL's `lock_not_available` (past `lock_timeout`) and `query_canceled`
-/// (past `statement_timeout`) — or a pool that had no connection to give.
+/// (past `statement_timeout`), a PostgreSQL server restarting or out of connections — or a
+/// pool that had no connection to give. The client retries with the same key.
 pub fn is_busy(error: &sqlx::Error) -> bool {
     match error {
         sqlx::Error::PoolTimedOut => true,
@@ -106,8 +107,12 @@ pub fn is_busy(error: &sqlx::Error) -> bool {
                 code.and_then(|c| c.parse::<i32>().ok())
                     .is_some_and(|c| c & 0xff == 5 || c & 0xff == 6)
             } else {
-                // PostgreSQL's SQLSTATE: lock_not_available, query_canceled.
-                matches!(code.as_deref(), Some("55P03" | "57014"))
+                // PostgreSQL's SQLSTATE: lock_not_available, query_canceled; the server
+                // shutting down, starting, or out of connections; a broken connection.
+                code.as_deref().is_some_and(|c| {
+                    matches!(c, "55P03" | "57014" | "57P01" | "57P02" | "57P03" | "53300")
+                        || c.starts_with("08")
+                })
             }
         }
         _ => false,

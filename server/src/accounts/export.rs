@@ -188,7 +188,7 @@ async fn import_one(state: &AppState, scope: &str, note: &Note) -> Result<bool, 
         })?,
         reply: CreateReply::Json,
     };
-    let answer = idempotency::execute(state, scope, &key, &create).await?;
+    let answer = idempotency::execute(state, scope, &key, create).await?;
     let made: Note =
         serde_json::from_slice(&answer.stored.body).map_err(|e| ApiError::Internal(e.into()))?;
     if note.trashed_at.is_some() {
@@ -198,7 +198,7 @@ async fn import_one(state: &AppState, scope: &str, note: &Note) -> Result<bool, 
             if_match: IfMatch::Absent,
         });
         let key = IdempotencyKey::parse(&format!("import-trash-{}", note.id))?;
-        idempotency::execute(state, scope, &key, &trash).await?;
+        idempotency::execute(state, scope, &key, trash).await?;
     }
     Ok(!answer.replayed)
 }

@@ -50,6 +50,12 @@ impl IdempotencyKey {
         Ok(Self(key))
     }
 
+    /// A key as the database holds it (already parsed when it was first sent: a stored
+    /// `"abc"` is the key `"abc"`, not `abc`).
+    pub fn from_stored(key: String) -> Self {
+        Self(key)
+    }
+
     pub fn as_str(&self) -> &str {
         &self.0
     }

@@ -4,15 +4,17 @@
 //!    so no write lock is needed;
 //! 2. requests with the same key in this process wait for the first one (bounded), then
 //!    read its answer;
-//! 3. the backend begins a write transaction and claims the key: [`NextAction`] says
-//!    whether to replay what the key already holds or to start;
+//! 3. the backend ([`Backend::write`]) claims the key inside a write transaction — and
+//!    replays what the key already holds if another request finished first;
 //! 4. the operation runs inside that transaction and returns its answer;
 //! 5. the backend stores the answer with the key and commits — the write and its answer
-//!    become visible together or not at all. A failure anywhere rolls everything back:
-//!    5xx answers are never stored.
+//!    become visible together or not at all, and the answer goes out only after the
+//!    commit. A failure anywhere rolls everything back: 5xx answers are never stored.
+//!    (SQLite commits writes that arrive together in one transaction, each in its own
+//!    savepoint; PostgreSQL commits each on its own and runs it again after a conflict.)
 
 use std::future::Future;
-use std::time::Duration;
+use std::sync::Arc;
 
 use super::{Answer, Fingerprint, IdempotencyKey, Pass, SavedAnswer, StoredAnswer};
 use crate::error::ApiError;
@@ -62,31 +64,24 @@ pub enum NextAction<Tx> {
 }
 
 /// Runs `operation` exactly once for `key` in `scope`, or replays the answer it gave.
-pub async fn execute<O: Operation>(
+pub async fn execute<O: Operation + Send + 'static>(
     state: &AppState,
     scope: &str,
     key: &IdempotencyKey,
-    operation: &O,
+    operation: O,
 ) -> Result<Answer, ApiError> {
-    let ttl = state.config.idempotency_ttl;
     match &state.store {
-        Store::Sqlite(backend) => execute_on(backend, state, scope, key, operation, ttl).await,
-        Store::Postgres(backend) => execute_on(backend, state, scope, key, operation, ttl).await,
+        Store::Sqlite(backend) => execute_on(backend, state, scope, key, operation).await,
+        Store::Postgres(backend) => execute_on(backend, state, scope, key, operation).await,
     }
 }
 
-/// How many times a write whose transaction the database aborted for a conflict with
-/// another (a deadlock, a serialization failure) is run again, from the start, before
-/// the client is told the database is busy (it retries with the same key).
-const CONFLICT_RETRIES: u32 = 5;
-
-async fn execute_on<B: Backend, O: Operation>(
+async fn execute_on<B: Backend, O: Operation + Send + 'static>(
     backend: &B,
     state: &AppState,
     scope: &str,
     key: &IdempotencyKey,
-    operation: &O,
-    ttl: Duration,
+    operation: O,
 ) -> Result<Answer, ApiError> {
     let fingerprint = operation.fingerprint();
     if let Some(saved) = backend.find_answer(scope, key).await? {
@@ -107,33 +102,19 @@ async fn execute_on<B: Backend, O: Operation>(
     let ticket = ClaimTicket {
         scope: scope.to_owned(),
         key: key.clone(),
-        fingerprint: fingerprint.clone(),
+        fingerprint,
         created_at: timestamp::format(now),
-        expires_at: timestamp::format(timestamp::after(now, ttl)),
+        expires_at: timestamp::format(timestamp::after(now, state.config.idempotency_ttl)),
     };
-    let mut conflicts = 0;
-    loop {
-        let attempt = async {
-            match backend.begin(&ticket).await? {
-                NextAction::ReturnSaved(saved) => saved.replay_for(&fingerprint),
-                NextAction::Start(mut tx) => {
-                    let applied = operation.apply(&mut tx, scope, key).await?;
-                    backend.finish(tx, &ticket, &applied.answer).await?;
-                    Ok(Answer {
-                        stored: applied.answer,
-                        replayed: applied.late,
-                    })
-                }
-            }
-        };
-        match attempt.await {
-            // Nothing of the aborted attempt was kept: run it again.
-            Err(ApiError::TransactionConflict) if conflicts < CONFLICT_RETRIES => {
-                conflicts += 1;
-                tracing::info!(key = %key, conflicts, "transaction conflict; running the write again");
-            }
-            Err(ApiError::TransactionConflict) => return Err(ApiError::Busy),
-            other => return other,
+    backend.write(ticket, Arc::new(operation)).await
+}
+
+impl Applied {
+    /// The answer that goes out for a write that just committed.
+    pub fn into_answer(self) -> Answer {
+        Answer {
+            stored: self.answer,
+            replayed: self.late,
         }
     }
 }

@@ -93,7 +93,7 @@ async fn submit(
         note,
         reply: CreateReply::RedirectHome,
     };
-    match idempotency::execute(&state, &viewer.user_id, &key, &create).await {
+    match idempotency::execute(&state, &viewer.user_id, &key, create).await {
         Ok(answer) => answer.into_response(),
         Err(error) => {
             error.log(Some(key.as_str()));

@@ -67,7 +67,7 @@ enum Payload {
 /// Runs every check of a write in the protocol's order — body size, key, media type,
 /// then the route's own parsing — and hands the operation to the pipeline once, in the
 /// signed-in person's scope (the extractor answered 401 before any of this otherwise).
-async fn write<O: Operation>(
+async fn write<O: Operation + Send + 'static>(
     state: &AppState,
     scope: &str,
     headers: &HeaderMap,
@@ -85,7 +85,7 @@ async fn write<O: Operation>(
             require_json(headers)?;
         }
         let operation = parse(&bytes)?;
-        let answer = idempotency::execute(state, scope, &found, &operation).await?;
+        let answer = idempotency::execute(state, scope, &found, operation).await?;
         if answer.replayed {
             tracing::info!(status = answer.stored.status, "replayed a stored answer");
         }

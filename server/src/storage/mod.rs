@@ -9,6 +9,7 @@ pub mod sqlite;
 pub mod transfer;
 
 use std::future::Future;
+use std::sync::Arc;
 
 use app::api::{Note, NotesPage, Revision, RevisionKind};
 
@@ -16,7 +17,7 @@ use crate::accounts::{NewUser, User, Viewer};
 use crate::config::{Config, DatabaseUrl};
 use crate::error::ApiError;
 use crate::idempotency::{
-    ClaimTicket, Fingerprint, IdempotencyKey, NextAction, SavedAnswer, StoredAnswer,
+    Answer, ClaimTicket, Fingerprint, IdempotencyKey, Operation, SavedAnswer,
 };
 use crate::notes::cursor::Cursor;
 use crate::search::query::SearchQuery;
@@ -33,11 +34,20 @@ impl Store {
     pub async fn open(config: &Config) -> anyhow::Result<Self> {
         match &config.database {
             DatabaseUrl::Sqlite(url) => Ok(Store::Sqlite(
-                sqlite::SqliteStore::open(url, config.key_wait).await?,
+                sqlite::SqliteStore::open(url, config.key_wait, config.write_batch).await?,
             )),
             DatabaseUrl::Postgres(url) => {
                 Ok(Store::Postgres(postgres::PgStore::open(url, config).await?))
             }
+        }
+    }
+
+    /// How many write transactions (groups of writes) SQLite has committed since the
+    /// start; PostgreSQL commits each write on its own and does not count.
+    pub fn write_commits(&self) -> Option<u64> {
+        match self {
+            Store::Sqlite(db) => Some(db.write_commits()),
+            Store::Postgres(_) => None,
         }
     }
 
@@ -139,12 +149,9 @@ delegate! {
     fn plain_insert(&self, scope: &str, key: &IdempotencyKey, fingerprint: &Fingerprint, note: &Note) -> Result<bool, ApiError>;
 }
 
-/// The idempotency side of a database: read a committed answer, claim a key inside a
-/// write transaction, store the answer and commit.
+/// The idempotency side of a database: read a committed answer; run a write under its
+/// claimed key.
 pub trait Backend: Send + Sync {
-    /// A write transaction holding a claimed key.
-    type Tx: NoteWrites + Send;
-
     /// The committed answer for `key`, read without taking the write lock.
     fn find_answer(
         &self,
@@ -152,19 +159,14 @@ pub trait Backend: Send + Sync {
         key: &IdempotencyKey,
     ) -> impl Future<Output = Result<Option<SavedAnswer>, ApiError>> + Send;
 
-    /// Begins a write transaction and claims the key in it.
-    fn begin(
+    /// In one write transaction: claims the ticket's key (replaying what it holds if
+    /// another request finished first), runs `operation`, stores its answer with the key
+    /// and commits. Answers only once the write is durable; a failure leaves nothing.
+    fn write<O: Operation + Send + 'static>(
         &self,
-        ticket: &ClaimTicket,
-    ) -> impl Future<Output = Result<NextAction<Self::Tx>, ApiError>> + Send;
-
-    /// Stores `answer` with the claim and commits everything the transaction wrote.
-    fn finish(
-        &self,
-        tx: Self::Tx,
-        ticket: &ClaimTicket,
-        answer: &StoredAnswer,
-    ) -> impl Future<Output = Result<(), ApiError>> + Send;
+        ticket: ClaimTicket,
+        operation: Arc<O>,
+    ) -> impl Future<Output = Result<Answer, ApiError>> + Send;
 }
 
 /// A write done earlier under a key, found through the key the write left on what it

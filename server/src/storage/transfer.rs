@@ -46,6 +46,9 @@ struct Plain {
     integers: &'static [&'static str],
     int4: &'static [&'static str],
     order: &'static str,
+    /// The primary key: a row already there is skipped (a second copy adds nothing);
+    /// any other conflict is an error, never a row silently left behind.
+    key: &'static str,
 }
 
 const BEFORE_NOTES: [Plain; 5] = [
@@ -56,6 +59,7 @@ const BEFORE_NOTES: [Plain; 5] = [
         integers: &[],
         int4: &[],
         order: "created_at, id",
+        key: "id",
     },
     Plain {
         table: "setup",
@@ -64,6 +68,7 @@ const BEFORE_NOTES: [Plain; 5] = [
         integers: &[],
         int4: &["id"],
         order: "id",
+        key: "id",
     },
     Plain {
         table: "sessions",
@@ -72,6 +77,7 @@ const BEFORE_NOTES: [Plain; 5] = [
         integers: &[],
         int4: &[],
         order: "token_hash",
+        key: "token_hash",
     },
     Plain {
         table: "invitations",
@@ -80,6 +86,7 @@ const BEFORE_NOTES: [Plain; 5] = [
         integers: &[],
         int4: &[],
         order: "token_hash",
+        key: "token_hash",
     },
     Plain {
         table: "sign_in_limits",
@@ -88,6 +95,7 @@ const BEFORE_NOTES: [Plain; 5] = [
         integers: &["failures"],
         int4: &[],
         order: "bucket",
+        key: "bucket",
     },
 ];
 
@@ -99,6 +107,7 @@ const AFTER_NOTES: [Plain; 3] = [
         integers: &["version"],
         int4: &[],
         order: "note_id, version",
+        key: "note_id, version",
     },
     Plain {
         table: "tombstones",
@@ -107,6 +116,7 @@ const AFTER_NOTES: [Plain; 3] = [
         integers: &[],
         int4: &[],
         order: "scope, note_id",
+        key: "scope, note_id",
     },
     Plain {
         table: "idempotency_keys",
@@ -115,6 +125,7 @@ const AFTER_NOTES: [Plain; 3] = [
         integers: &[],
         int4: &["response_status"],
         order: "scope, idempotency_key",
+        key: "scope, idempotency_key",
     },
 ];
 
@@ -139,10 +150,11 @@ async fn copy_plain(
     let columns: Vec<&str> = plain.columns.split(", ").collect();
     let placeholders: Vec<String> = (1..=columns.len()).map(|n| format!("${n}")).collect();
     let insert = format!(
-        "INSERT INTO {} ({}) VALUES ({}) ON CONFLICT DO NOTHING",
+        "INSERT INTO {} ({}) VALUES ({}) ON CONFLICT ({}) DO NOTHING",
         plain.table,
         plain.columns,
-        placeholders.join(", ")
+        placeholders.join(", "),
+        plain.key
     );
     let (mut read, mut new) = (0, 0);
     let mut offset = 0;
@@ -203,8 +215,7 @@ async fn copy_notes(
         .await?;
         let mut tx = target.pool.begin().await?;
         for row in &rows {
-            let key = IdempotencyKey::parse(&row.idempotency_key)
-                .map_err(|e| anyhow::anyhow!("a note's key {:?}: {e}", row.idempotency_key))?;
+            let key = IdempotencyKey::from_stored(row.idempotency_key.clone());
             let fingerprint = Fingerprint::from_stored(row.request_fingerprint.clone());
             let note = Note::from(row.note.clone());
             if insert_note(&mut *tx, &row.scope, &key, &fingerprint, &note).await? {

@@ -301,3 +301,52 @@ async fn the_database_fsyncs_every_commit_in_wal_mode() {
     assert_eq!(synchronous, 2, "synchronous=FULL");
     assert_eq!(journal, "wal");
 }
+
+/// Write transactions SQLite committed so far, as `/healthz` reports them.
+async fn write_commits(app: &crate::helpers::TestApp) -> u64 {
+    let health: serde_json::Value = app.get("/healthz").await.json().await.unwrap();
+    health["write_commits"]
+        .as_u64()
+        .expect("SQLite reports its commits")
+}
+
+/// 64 creates sent together, on a server whose writes may share commits (`batch` 64) or
+/// not (1): how many commits they took, after checking each is stored once.
+async fn commits_for_64_creates_sent_together(batch: usize) -> u64 {
+    let app = spawn_app_with(|config| config.write_batch = batch).await;
+    let before = write_commits(&app).await;
+    let requests = (0..64).map(|n| {
+        let app = &app;
+        async move {
+            app.post_note(
+                Some(&format!("together-{n}")),
+                &note_json(&format!("Together {n}")),
+            )
+            .await
+            .status()
+            .as_u16()
+        }
+    });
+    let statuses = futures::future::join_all(requests).await;
+    assert!(statuses.iter().all(|s| *s == 201), "{statuses:?}");
+    assert_eq!(app.note_count().await, 64);
+    assert_eq!(app.key_count().await, 64);
+    write_commits(&app).await - before
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn creates_sent_together_share_commits_on_sqlite_and_each_is_stored_once() {
+    if crate::test_db::backend() == Backend::Postgres {
+        return; // PostgreSQL commits every write on its own.
+    }
+    let grouped = commits_for_64_creates_sent_together(64).await;
+    let alone = commits_for_64_creates_sent_together(1).await;
+    assert_eq!(
+        alone, 64,
+        "ONCENOTE_WRITE_BATCH=1 commits every write on its own"
+    );
+    assert!(
+        grouped < 64,
+        "64 creates sent together took {grouped} commits: none were shared"
+    );
+}

@@ -5,11 +5,19 @@
 
 use sqlx::Row;
 
-use super::PgStore;
+use super::{PgStore, unstorable};
 use crate::accounts::{NewUser, User, Viewer};
 use crate::error::ApiError;
 use crate::idempotency::SHARED_SCOPE;
 use crate::storage::rows::{SCOPED_TABLES, UserRow};
+
+/// Usernames compare without ASCII case, exactly as SQLite's `COLLATE NOCASE` does (which
+/// folds A–Z only): both databases take and refuse the same names, and a copy from one to
+/// the other never meets a clash the first one allowed.
+const ASCII_FOLD_USERNAME: &str =
+    "translate(username, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')";
+const ASCII_FOLD_PARAM: &str =
+    "translate($1, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')";
 
 /// A unique-constraint failure on the usernames: the name is taken.
 fn taken(error: sqlx::Error) -> ApiError {
@@ -110,8 +118,11 @@ impl PgStore {
 
     /// A user and their password hash, by username (any case).
     pub async fn user_by_name(&self, username: &str) -> Result<Option<(User, String)>, ApiError> {
-        self.user_where("lower(username) = lower($1)", username)
-            .await
+        self.user_where(
+            &format!("{ASCII_FOLD_USERNAME} = {ASCII_FOLD_PARAM}"),
+            username,
+        )
+        .await
     }
 
     pub async fn user_by_id(&self, id: &str) -> Result<Option<(User, String)>, ApiError> {
@@ -123,6 +134,9 @@ impl PgStore {
         condition: &str,
         value: &str,
     ) -> Result<Option<(User, String)>, ApiError> {
+        if unstorable(value) {
+            return Ok(None);
+        }
         let row = sqlx::query(&format!(
             "SELECT id, username, is_admin, disabled_at, created_at, password_hash FROM users WHERE {condition}"
         ))
@@ -154,6 +168,9 @@ impl PgStore {
         id: &str,
         disabled_at: Option<&str>,
     ) -> Result<bool, ApiError> {
+        if unstorable(id) {
+            return Ok(false);
+        }
         let mut tx = self.pool.begin().await?;
         let changed = sqlx::query("UPDATE users SET disabled_at = $1 WHERE id = $2")
             .bind(disabled_at)
@@ -320,6 +337,9 @@ impl PgStore {
 
     /// Until when a sign-in bucket is locked, if it is.
     pub async fn locked_until(&self, bucket: &str) -> Result<Option<String>, ApiError> {
+        if unstorable(bucket) {
+            return Ok(None);
+        }
         let until: Option<Option<String>> =
             sqlx::query_scalar("SELECT locked_until FROM sign_in_limits WHERE bucket = $1")
                 .bind(bucket)
@@ -336,6 +356,8 @@ impl PgStore {
         now: &str,
         cutoff: &str,
     ) -> Result<i64, ApiError> {
+        // A name PostgreSQL cannot hold is counted under a name it can.
+        let bucket = bucket.replace('\0', "\u{fffd}");
         Ok(sqlx::query_scalar(
             "INSERT INTO sign_in_limits (bucket, failures, window_started_at) VALUES ($1, 1, $2) \
              ON CONFLICT (bucket) DO UPDATE SET \
@@ -345,7 +367,7 @@ impl PgStore {
                                       ELSE sign_in_limits.window_started_at END \
              RETURNING failures",
         )
-        .bind(bucket)
+        .bind(&bucket)
         .bind(now)
         .bind(cutoff)
         .fetch_one(&self.pool)
@@ -355,7 +377,7 @@ impl PgStore {
     pub async fn lock_bucket(&self, bucket: &str, until: &str) -> Result<(), ApiError> {
         sqlx::query("UPDATE sign_in_limits SET locked_until = $1 WHERE bucket = $2")
             .bind(until)
-            .bind(bucket)
+            .bind(bucket.replace('\0', "\u{fffd}"))
             .execute(&self.pool)
             .await?;
         Ok(())
@@ -363,7 +385,7 @@ impl PgStore {
 
     pub async fn clear_limit(&self, bucket: &str) -> Result<(), ApiError> {
         sqlx::query("DELETE FROM sign_in_limits WHERE bucket = $1")
-            .bind(bucket)
+            .bind(bucket.replace('\0', "\u{fffd}"))
             .execute(&self.pool)
             .await?;
         Ok(())

@@ -18,6 +18,7 @@
 mod accounts;
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -28,7 +29,8 @@ use sqlx::{Postgres, Transaction};
 use crate::config::{Config, redacted};
 use crate::error::ApiError;
 use crate::idempotency::{
-    ClaimTicket, Fingerprint, IdempotencyKey, NextAction, SavedAnswer, StoredAnswer,
+    Answer, ClaimTicket, Fingerprint, IdempotencyKey, NextAction, Operation, SavedAnswer,
+    StoredAnswer,
 };
 use crate::notes::cursor::{Cursor, Order};
 use crate::search::cjk;
@@ -60,7 +62,12 @@ impl PgStore {
     /// migrate once).
     pub async fn open(url: &str, config: &Config) -> anyhow::Result<Self> {
         let options = PgConnectOptions::from_str(url)
-            .with_context(|| format!("DATABASE_URL {url:?} is not a valid postgres:// URL"))?
+            .with_context(|| {
+                format!(
+                    "DATABASE_URL {} is not a valid postgres:// URL",
+                    redacted(url)
+                )
+            })?
             .application_name("oncenote")
             // An answer goes out only for a write that is on disk (whatever the server's
             // default is).
@@ -328,16 +335,19 @@ async fn sweep(pool: &PgPool, statement: &str, now: &str) -> Result<u64, ApiErro
 /// Whether `text` could never be in the database: PostgreSQL text cannot hold NUL, and a
 /// query with it fails instead of finding nothing (SQLite simply finds nothing). Ids come
 /// from the request path, so `/api/notes/%00` is an id like any other — and not found.
-fn unstorable(text: &str) -> bool {
+pub(super) fn unstorable(text: &str) -> bool {
     text.contains('\0')
 }
 
 /// A write transaction holding a claimed key.
 pub struct PgTx(Transaction<'static, Postgres>);
 
-impl Backend for PgStore {
-    type Tx = PgTx;
+/// How many times a write whose transaction PostgreSQL aborted for a conflict with
+/// another (a deadlock, a serialization failure) is run again, from the start, before
+/// the client is told the database is busy (it retries with the same key).
+const CONFLICT_RETRIES: u32 = 5;
 
+impl Backend for PgStore {
     async fn find_answer(
         &self,
         scope: &str,
@@ -346,7 +356,39 @@ impl Backend for PgStore {
         saved_answer(&self.reader, scope, key).await
     }
 
-    async fn begin(&self, ticket: &ClaimTicket) -> Result<NextAction<PgTx>, ApiError> {
+    async fn write<O: Operation + Send + 'static>(
+        &self,
+        ticket: ClaimTicket,
+        operation: Arc<O>,
+    ) -> Result<Answer, ApiError> {
+        let mut conflicts = 0;
+        loop {
+            let attempt = async {
+                match self.claim(&ticket).await? {
+                    NextAction::ReturnSaved(saved) => saved.replay_for(&ticket.fingerprint),
+                    NextAction::Start(mut tx) => {
+                        let applied = operation.apply(&mut tx, &ticket.scope, &ticket.key).await?;
+                        self.store_answer(tx, &ticket, &applied.answer).await?;
+                        Ok(applied.into_answer())
+                    }
+                }
+            };
+            match attempt.await {
+                // Nothing of the aborted attempt was kept: run it again.
+                Err(ApiError::TransactionConflict) if conflicts < CONFLICT_RETRIES => {
+                    conflicts += 1;
+                    tracing::info!(key = %ticket.key, conflicts, "transaction conflict; running the write again");
+                }
+                Err(ApiError::TransactionConflict) => return Err(ApiError::Busy),
+                other => return other,
+            }
+        }
+    }
+}
+
+impl PgStore {
+    /// Begins a write transaction and claims the key in it.
+    async fn claim(&self, ticket: &ClaimTicket) -> Result<NextAction<PgTx>, ApiError> {
         let mut tx = self.begin_write().await?;
         // The claim: blocks while another transaction holds an uncommitted claim on the
         // key; does nothing when a committed one exists.
@@ -363,10 +405,14 @@ impl Backend for PgStore {
         .bind(&ticket.expires_at)
         .execute(&mut *tx)
         .await
-        .map_err(|error| match ApiError::from(error) {
-            // Waited `key_wait` for the other request with this key: it is still running.
-            ApiError::Busy => ApiError::IdempotencyKeyInUse,
-            other => other,
+        .map_err(|error| {
+            let lock_timeout = matches!(&error, sqlx::Error::Database(db) if db.code().as_deref() == Some("55P03"));
+            if lock_timeout {
+                // Waited `key_wait` for the other request with this key: it is still running.
+                ApiError::IdempotencyKeyInUse
+            } else {
+                ApiError::from(error)
+            }
         })?
         .rows_affected();
         if claimed == 1 {
@@ -382,14 +428,15 @@ impl Backend for PgStore {
         }
     }
 
-    async fn finish(
+    /// Stores `answer` with the claim and commits everything the transaction wrote.
+    async fn store_answer(
         &self,
         tx: PgTx,
         ticket: &ClaimTicket,
         answer: &StoredAnswer,
     ) -> Result<(), ApiError> {
         let mut tx = tx.0;
-        sqlx::query(
+        let stored = sqlx::query(
             "UPDATE idempotency_keys SET response_status = $3, response_headers = $4, \
              response_body = $5 WHERE scope = $1 AND idempotency_key = $2",
         )
@@ -399,7 +446,16 @@ impl Backend for PgStore {
         .bind(answer.headers_json())
         .bind(&answer.body)
         .execute(&mut *tx)
-        .await?;
+        .await?
+        .rows_affected();
+        if stored != 1 {
+            // The claim is gone from under this transaction: commit nothing.
+            tx.rollback().await?;
+            return Err(ApiError::Internal(anyhow::anyhow!(
+                "the claim on key {} was not found when its answer was stored",
+                ticket.key
+            )));
+        }
         tx.commit().await?;
         Ok(())
     }

@@ -3,6 +3,9 @@
 //! - Two pools. Writes go through a pool of exactly one connection, so a write waiting
 //!   for its turn waits for that connection and holds nothing else; reads (pages, lists,
 //!   replays, `/healthz`) use a pool of their own and, with WAL, never wait for a writer.
+//! - Idempotent writes are jobs for one writing task ([`writer`]), which commits the
+//!   writes that arrive together in one transaction (each in its own savepoint): one
+//!   fsync for a batch, every answer sent after its batch is on disk.
 //! - `synchronous=FULL` fsyncs the WAL at every commit: an answer is only sent for a write
 //!   that is on disk and survives a crash or a power loss.
 //! - A write transaction is `BEGIN IMMEDIATE`: it holds SQLite's write lock from its
@@ -12,18 +15,20 @@
 
 mod accounts;
 pub mod backup;
+mod writer;
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
 use app::api::{Note, NotesPage, Revision, RevisionKind};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{Sqlite, SqlitePool, Transaction};
+use sqlx::{SqliteConnection, SqlitePool};
 
 use crate::error::ApiError;
 use crate::idempotency::{
-    ClaimTicket, Fingerprint, IdempotencyKey, NextAction, SavedAnswer, StoredAnswer,
+    Answer, ClaimTicket, Fingerprint, IdempotencyKey, Operation, SavedAnswer, StoredAnswer,
 };
 use crate::notes::cursor::{Cursor, Order};
 use crate::search::cjk;
@@ -38,11 +43,14 @@ const READERS: u32 = 8;
 pub struct SqliteStore {
     pub(super) writer: SqlitePool,
     pub(super) reader: SqlitePool,
+    /// Idempotent writes, committed in groups on `writer`.
+    writes: writer::WriteQueue,
 }
 
 impl SqliteStore {
     /// Opens (creating if needed) the database at `url` and migrates it.
-    pub async fn open(url: &str, key_wait: Duration) -> anyhow::Result<Self> {
+    /// Up to `write_batch` writes that arrive together share one commit.
+    pub async fn open(url: &str, key_wait: Duration, write_batch: usize) -> anyhow::Result<Self> {
         let options = SqliteConnectOptions::from_str(url)
             .with_context(|| format!("DATABASE_URL {url:?} is not a valid sqlite: URL"))?
             .create_if_missing(true)
@@ -57,16 +65,18 @@ impl SqliteStore {
                 format!("could not create the database folder {}", parent.display())
             })?;
         }
-        let writer = SqlitePoolOptions::new()
-            .max_connections(1)
-            .acquire_timeout(key_wait)
-            .connect_with(options.clone())
+        let writer = connect_writer(&options, key_wait)
             .await
             .with_context(|| format!("could not open the database at {url}"))?;
-        sqlx::migrate!("../migrations/sqlite")
-            .run(&writer)
-            .await
-            .context("could not apply the database migrations")?;
+        {
+            // sqlx takes no lock for SQLite's migrations: processes starting together
+            // take turns through a lock file beside the database.
+            let _turn = migration_turn(options.get_filename()).await?;
+            sqlx::migrate!("../migrations/sqlite")
+                .run(&writer)
+                .await
+                .context("could not apply the database migrations")?;
+        }
         fill_in_cjk(&writer).await?;
         let reader = SqlitePoolOptions::new()
             .max_connections(READERS)
@@ -74,7 +84,17 @@ impl SqliteStore {
             .connect_with(options.pragma("query_only", "ON"))
             .await
             .with_context(|| format!("could not open the database at {url} for reading"))?;
-        Ok(Self { writer, reader })
+        let writes = writer::WriteQueue::start(writer.clone(), write_batch);
+        Ok(Self {
+            writer,
+            reader,
+            writes,
+        })
+    }
+
+    /// Groups of writes committed since the start.
+    pub fn write_commits(&self) -> u64 {
+        self.writes.commits()
     }
 
     pub async fn ping(&self) -> Result<(), ApiError> {
@@ -260,12 +280,10 @@ impl SqliteStore {
     }
 }
 
-/// A write transaction holding SQLite's write lock and a claimed key.
-pub struct SqliteTx(Transaction<'static, Sqlite>);
+/// The batch's write transaction, inside the savepoint of one write.
+pub struct SqliteTx<'c>(&'c mut SqliteConnection);
 
 impl Backend for SqliteStore {
-    type Tx = SqliteTx;
-
     async fn find_answer(
         &self,
         scope: &str,
@@ -274,44 +292,54 @@ impl Backend for SqliteStore {
         saved_answer(&self.reader, scope, key).await
     }
 
-    async fn begin(&self, ticket: &ClaimTicket) -> Result<NextAction<SqliteTx>, ApiError> {
-        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
-        // Under the write lock no one else can claim the key between this read and the
-        // insert in `finish`.
-        match saved_answer(&mut *tx, &ticket.scope, &ticket.key).await? {
-            Some(saved) => {
-                tx.rollback().await?;
-                Ok(NextAction::ReturnSaved(saved))
-            }
-            None => Ok(NextAction::Start(SqliteTx(tx))),
-        }
-    }
-
-    async fn finish(
+    async fn write<O: Operation + Send + 'static>(
         &self,
-        tx: SqliteTx,
-        ticket: &ClaimTicket,
-        answer: &StoredAnswer,
-    ) -> Result<(), ApiError> {
-        let mut tx = tx.0;
-        sqlx::query(
-            "INSERT INTO idempotency_keys (scope, idempotency_key, request_fingerprint, \
-             response_status, response_headers, response_body, created_at, expires_at) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(&ticket.scope)
-        .bind(ticket.key.as_str())
-        .bind(ticket.fingerprint.as_str())
-        .bind(i64::from(answer.status))
-        .bind(answer.headers_json())
-        .bind(&answer.body)
-        .bind(&ticket.created_at)
-        .bind(&ticket.expires_at)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        Ok(())
+        ticket: ClaimTicket,
+        operation: Arc<O>,
+    ) -> Result<Answer, ApiError> {
+        self.writes
+            .write(Box::new(move |connection| {
+                Box::pin(async move {
+                    // Under the write lock no one else can claim the key between this
+                    // read and the insert below.
+                    if let Some(saved) =
+                        saved_answer(&mut *connection, &ticket.scope, &ticket.key).await?
+                    {
+                        return saved.replay_for(&ticket.fingerprint);
+                    }
+                    let applied = operation
+                        .apply(&mut SqliteTx(&mut *connection), &ticket.scope, &ticket.key)
+                        .await?;
+                    store_answer(connection, &ticket, &applied.answer).await?;
+                    Ok(applied.into_answer())
+                })
+            }))
+            .await
     }
+}
+
+/// Keeps a write's answer with its key (in the write's transaction).
+async fn store_answer(
+    connection: &mut SqliteConnection,
+    ticket: &ClaimTicket,
+    answer: &StoredAnswer,
+) -> Result<(), ApiError> {
+    sqlx::query(
+        "INSERT INTO idempotency_keys (scope, idempotency_key, request_fingerprint, \
+         response_status, response_headers, response_body, created_at, expires_at) \
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(&ticket.scope)
+    .bind(ticket.key.as_str())
+    .bind(ticket.fingerprint.as_str())
+    .bind(i64::from(answer.status))
+    .bind(answer.headers_json())
+    .bind(&answer.body)
+    .bind(&ticket.created_at)
+    .bind(&ticket.expires_at)
+    .execute(connection)
+    .await?;
+    Ok(())
 }
 
 async fn saved_answer<'e>(
@@ -336,7 +364,7 @@ async fn saved_answer<'e>(
     .transpose()
 }
 
-impl NoteWrites for SqliteTx {
+impl NoteWrites for SqliteTx<'_> {
     async fn insert_note(
         &mut self,
         scope: &str,
@@ -348,7 +376,7 @@ impl NoteWrites for SqliteTx {
             return Ok(false);
         }
         insert_revision(
-            &mut self.0,
+            self.0,
             scope,
             note,
             NewRevision {
@@ -469,7 +497,7 @@ impl NoteWrites for SqliteTx {
         .bind(&note.id)
         .execute(&mut *self.0)
         .await?;
-        insert_revision(&mut self.0, scope, note, revision).await
+        insert_revision(self.0, scope, note, revision).await
     }
 
     async fn is_purged(&mut self, scope: &str, id: &str) -> Result<bool, ApiError> {
@@ -490,13 +518,13 @@ impl NoteWrites for SqliteTx {
         fingerprint: &Fingerprint,
         at: &str,
     ) -> Result<(), ApiError> {
-        purge_note(&mut self.0, scope, id, Some(key), Some(fingerprint), at).await
+        purge_note(self.0, scope, id, Some(key), Some(fingerprint), at).await
     }
 }
 
 /// Deletes a note (its revisions go with it) and leaves its tombstone.
 async fn purge_note(
-    tx: &mut Transaction<'static, Sqlite>,
+    tx: &mut SqliteConnection,
     scope: &str,
     id: &str,
     key: Option<&IdempotencyKey>,
@@ -506,7 +534,7 @@ async fn purge_note(
     sqlx::query("DELETE FROM notes WHERE scope = ? AND id = ?")
         .bind(scope)
         .bind(id)
-        .execute(&mut **tx)
+        .execute(&mut *tx)
         .await?;
     sqlx::query(
         "INSERT INTO tombstones (scope, note_id, idempotency_key, request_fingerprint, purged_at) \
@@ -517,13 +545,13 @@ async fn purge_note(
     .bind(key.map(IdempotencyKey::as_str))
     .bind(fingerprint.map(Fingerprint::as_str))
     .bind(at)
-    .execute(&mut **tx)
+    .execute(&mut *tx)
     .await?;
     Ok(())
 }
 
 async fn insert_revision(
-    tx: &mut Transaction<'static, Sqlite>,
+    tx: &mut SqliteConnection,
     scope: &str,
     note: &Note,
     revision: NewRevision<'_>,
@@ -541,7 +569,7 @@ async fn insert_revision(
     .bind(&note.updated_at)
     .bind(revision.key.as_str())
     .bind(revision.fingerprint.as_str())
-    .execute(&mut **tx)
+    .execute(&mut *tx)
     .await?;
     Ok(())
 }
@@ -559,6 +587,52 @@ async fn note_by_id<'e>(
     .fetch_optional(executor)
     .await?;
     Ok(row.map(Note::from))
+}
+
+/// The one write connection. Servers starting together on a new file race to turn it to
+/// WAL, and SQLite refuses the losers at once ("database is locked") instead of waiting
+/// for the busy timeout: they try again, for up to ten seconds.
+async fn connect_writer(
+    options: &SqliteConnectOptions,
+    key_wait: Duration,
+) -> Result<SqlitePool, sqlx::Error> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let mut pause = Duration::from_millis(20);
+    loop {
+        let attempt = SqlitePoolOptions::new()
+            .max_connections(1)
+            .acquire_timeout(key_wait)
+            .connect_with(options.clone())
+            .await;
+        match attempt {
+            Err(error) if crate::error::is_busy(&error) && std::time::Instant::now() < deadline => {
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(Duration::from_millis(500));
+            }
+            other => return other,
+        }
+    }
+}
+
+/// An exclusive lock on `<database>-migrate.lock`, held while migrations run (released
+/// when dropped). None for an in-memory database.
+async fn migration_turn(database: &std::path::Path) -> anyhow::Result<Option<std::fs::File>> {
+    let name = database.as_os_str();
+    if name.is_empty() || name == ":memory:" {
+        return Ok(None);
+    }
+    let mut path = name.to_owned();
+    path.push("-migrate.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("could not open the lock file {}", path.display()))?;
+    let file = tokio::task::spawn_blocking(move || file.lock().map(|()| file))
+        .await?
+        .with_context(|| format!("could not lock {}", path.to_string_lossy()))?;
+    Ok(Some(file))
 }
 
 /// The CJK bigrams of a note's title and body, for the search index.

@@ -1,0 +1,116 @@
+// The page as a person feels it, measured in Debian's headless Chromium against a running
+// release server (the benchmark starts it and signs a person in):
+//   node bench/page.mjs <base url> <session token> <saves> <search words…>
+// Prints one JSON object: click → "Saved" latencies (measured inside the page, from the
+// click to the note showing in the saved list), search page latencies (navigation to the
+// first result on screen), and Lighthouse (mobile and desktop presets) for the home page.
+import { chromium } from "@playwright/test";
+import lighthouse from "lighthouse";
+import desktopConfig from "lighthouse/core/config/desktop-config.js";
+import * as chromeLauncher from "chrome-launcher";
+
+const [base, token, savesArg, ...words] = process.argv.slice(2);
+const saves = Number(savesArg ?? 40);
+const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const cookie = { name: "oncenote_session", value: token, url: base };
+
+function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+const summary = (values) => ({
+  n: values.length,
+  p50_ms: percentile(values, 50),
+  p95_ms: percentile(values, 95),
+  max_ms: Math.max(...values),
+});
+
+async function browserTimings() {
+  const browser = await chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox"] });
+  try {
+    const context = await browser.newContext();
+    await context.addCookies([cookie]);
+    const page = await context.newPage();
+    await page.goto(`${base}/`);
+    await page.locator('body[data-hydrated="true"]').waitFor({ timeout: 30_000 });
+    const clickToSaved = [];
+    for (let n = 0; n < saves + 3; n++) {
+      const title = `page bench ${Date.now()}-${n}`;
+      await page.getByLabel("Title").fill(title);
+      await page.getByLabel("Body").fill("measured from the click to the note in the saved list");
+      const ms = await page.evaluate(
+        (title) =>
+          new Promise((resolve, reject) => {
+            const list = document.querySelector('[data-testid="saved-notes"]') ?? document.body;
+            const shown = () => [...list.querySelectorAll("li")].some((li) => li.textContent.includes(title));
+            const started = performance.now();
+            const observer = new MutationObserver(() => {
+              if (shown()) {
+                observer.disconnect();
+                resolve(performance.now() - started);
+              }
+            });
+            observer.observe(document.body, { childList: true, subtree: true, characterData: true });
+            setTimeout(() => reject(new Error(`"${title}" was not shown as saved within 10 s`)), 10_000);
+            [...document.querySelectorAll("button")].find((b) => b.textContent.trim() === "Save").click();
+          }),
+        title,
+      );
+      if (n >= 3) clickToSaved.push(ms); // the first presses warm the page up
+    }
+    const search = [];
+    for (let n = 0; n < Math.max(words.length, 1) * 5; n++) {
+      const word = words[n % words.length] ?? "note";
+      const started = performance.now();
+      await page.goto(`${base}/search?q=${encodeURIComponent(word)}`, { waitUntil: "commit" });
+      await page.getByTestId("search-results").locator("li").first().waitFor({ timeout: 10_000 });
+      search.push(performance.now() - started);
+    }
+    return { click_to_saved: summary(clickToSaved), search_page: summary(search) };
+  } finally {
+    await browser.close();
+  }
+}
+
+async function lighthouseRun(preset) {
+  const chrome = await chromeLauncher.launch({
+    chromePath: chromiumPath,
+    chromeFlags: ["--headless=new", "--no-sandbox", "--disable-gpu"],
+  });
+  try {
+    const result = await lighthouse(
+      `${base}/`,
+      {
+        port: chrome.port,
+        output: "json",
+        logLevel: "error",
+        onlyCategories: ["performance", "accessibility", "best-practices"],
+        extraHeaders: { Cookie: `oncenote_session=${token}` },
+      },
+      preset === "desktop" ? desktopConfig : undefined,
+    );
+    const { categories, audits } = result.lhr;
+    const score = (name) => Math.round((categories[name]?.score ?? 0) * 100);
+    const failed = Object.values(audits)
+      .filter((a) => a.score !== null && a.score < 1 && a.scoreDisplayMode === "binary")
+      .map((a) => a.id);
+    return {
+      preset,
+      performance: score("performance"),
+      accessibility: score("accessibility"),
+      best_practices: score("best-practices"),
+      lcp_ms: audits["largest-contentful-paint"]?.numericValue,
+      tbt_ms: audits["total-blocking-time"]?.numericValue,
+      cls: audits["cumulative-layout-shift"]?.numericValue,
+      total_bytes: audits["total-byte-weight"]?.numericValue,
+      failed_audits: failed,
+    };
+  } finally {
+    await chrome.kill();
+  }
+}
+
+const timings = await browserTimings();
+const lighthouseFigures = [];
+for (const preset of ["mobile", "desktop"]) lighthouseFigures.push(await lighthouseRun(preset));
+console.log(JSON.stringify({ ...timings, lighthouse: lighthouseFigures }));

@@ -1,0 +1,332 @@
+//! Group commit: one task writes, and the writes that arrive together share one commit.
+//!
+//! Every idempotent write is a job sent to this task. The task takes the write
+//! connection, opens one `BEGIN IMMEDIATE` transaction, runs the first job inside a
+//! savepoint, then every job that queued meanwhile (up to the batch size), each in its own
+//! savepoint — a job that fails rolls back to its savepoint alone — and commits once: one
+//! fsync (`synchronous=FULL`) for the whole batch. Only then is any job answered, so no
+//! answer ever goes out for a write that is not on disk, and a crash before the commit
+//! leaves none of the batch behind.
+//!
+//! Nothing waits for company: a lone job is committed at once. Batches form only from
+//! jobs that arrived while the previous commit was running, so under load the fsyncs are
+//! shared, and without load nothing changes. The task owns the transaction, so a client
+//! that goes away mid-write cannot leave a batch open.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use sqlx::{Connection, SqliteConnection, SqlitePool};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::error::{ApiError, is_busy};
+use crate::idempotency::Answer;
+
+/// One write, run with the batch's connection inside its own savepoint.
+pub type WriteJob = Box<
+    dyn for<'c> FnOnce(&'c mut SqliteConnection) -> BoxFuture<'c, Result<Answer, ApiError>> + Send,
+>;
+
+/// Where a job's answer goes.
+type Reply = oneshot::Sender<Result<Answer, ApiError>>;
+
+/// A job that ran: its reply, and what it did (`Ok(Some)`: an answer waiting for the
+/// commit; `Ok(None)`: not run to the end; `Err`: rolled back, final).
+type Ran = (Reply, Result<Option<Answer>, ApiError>);
+
+struct Queued {
+    job: WriteJob,
+    reply: Reply,
+}
+
+/// The way to the writing task. Cloned by every handle of the store; the task ends when
+/// the last one is dropped.
+#[derive(Clone)]
+pub struct WriteQueue {
+    jobs: mpsc::Sender<Queued>,
+    commits: Arc<AtomicU64>,
+}
+
+/// How many jobs may wait for the writer before a sender waits for room.
+const QUEUE_ROOM: usize = 4096;
+
+impl WriteQueue {
+    /// Starts the writing task on `pool` (the store's one write connection), committing
+    /// at most `batch` jobs at a time.
+    pub fn start(pool: SqlitePool, batch: usize) -> Self {
+        let (jobs, queued) = mpsc::channel(QUEUE_ROOM);
+        let commits = Arc::new(AtomicU64::new(0));
+        tokio::spawn(write_batches(pool, queued, batch.max(1), commits.clone()));
+        Self { jobs, commits }
+    }
+
+    /// How many batches have been committed since the start.
+    pub fn commits(&self) -> u64 {
+        self.commits.load(Ordering::Relaxed)
+    }
+
+    /// Runs `job` in the next batch; answers once the batch is committed (or the job
+    /// failed and was rolled back).
+    pub async fn write(&self, job: WriteJob) -> Result<Answer, ApiError> {
+        let (reply, answer) = oneshot::channel();
+        self.jobs
+            .send(Queued { job, reply })
+            .await
+            .map_err(|_| stopped())?;
+        answer.await.map_err(|_| stopped())?
+    }
+}
+
+fn stopped() -> ApiError {
+    ApiError::Internal(anyhow::anyhow!("the database writer has stopped"))
+}
+
+async fn write_batches(
+    pool: SqlitePool,
+    mut queued: mpsc::Receiver<Queued>,
+    batch: usize,
+    commits: Arc<AtomicU64>,
+) {
+    while let Some(first) = queued.recv().await {
+        if let Some(writes) = write_batch(&pool, &mut queued, first, batch).await {
+            commits.fetch_add(1, Ordering::Relaxed);
+            tracing::debug!(writes, "committed a batch of writes");
+        }
+    }
+}
+
+/// One transaction: `first`, then whatever is queued, up to `batch` jobs; one commit.
+/// Returns how many jobs the commit held (`None`: nothing was committed).
+async fn write_batch(
+    pool: &SqlitePool,
+    queued: &mut mpsc::Receiver<Queued>,
+    first: Queued,
+    batch: usize,
+) -> Option<usize> {
+    let mut connection = match pool.acquire().await {
+        Ok(connection) => connection,
+        Err(error) => {
+            answer_all(vec![(first.reply, Ok(None))], Some(error));
+            return None;
+        }
+    };
+    let mut tx = match connection.begin_with("BEGIN IMMEDIATE").await {
+        Ok(tx) => tx,
+        Err(error) => {
+            answer_all(vec![(first.reply, Ok(None))], Some(error));
+            return None;
+        }
+    };
+    // Each job's reply with what it did: `Ok(Some(answer))` waits for the commit,
+    // `Err` (rolled back to its savepoint) is final.
+    let mut done: Vec<Ran> = Vec::new();
+    let mut next = Some(first);
+    while let Some(Queued { job, reply }) = next {
+        match run_in_savepoint(&mut tx, job).await {
+            Ok(outcome) => done.push((reply, outcome.map(Some))),
+            Err(error) => {
+                // A savepoint could not be opened, released or rolled back: the batch is
+                // in an unknown state, so none of it is kept.
+                drop(tx);
+                done.push((reply, Ok(None)));
+                answer_all(done, Some(error));
+                return None;
+            }
+        }
+        next = if done.len() < batch {
+            queued.try_recv().ok()
+        } else {
+            None
+        };
+    }
+    let writes = done.len();
+    let committed = tx.commit().await;
+    let ok = committed.is_ok();
+    answer_all(done, committed.err());
+    ok.then_some(writes)
+}
+
+/// Runs a job inside a savepoint: released if the job succeeded, rolled back if it failed
+/// (or panicked). The outer `Err` is a failure of the savepoint itself.
+async fn run_in_savepoint(
+    tx: &mut SqliteConnection,
+    job: WriteJob,
+) -> Result<Result<Answer, ApiError>, sqlx::Error> {
+    let mut savepoint = tx.begin().await?;
+    let outcome = AssertUnwindSafe(job(&mut savepoint))
+        .catch_unwind()
+        .await
+        .unwrap_or_else(|_| {
+            Err(ApiError::Internal(anyhow::anyhow!(
+                "a write panicked; it was rolled back"
+            )))
+        });
+    if outcome.is_ok() {
+        savepoint.commit().await?;
+    } else {
+        savepoint.rollback().await?;
+    }
+    Ok(outcome)
+}
+
+/// Sends every reply: each job's own answer, or — when the batch was not committed — the
+/// reason for every job that had succeeded (its write is not on disk; the client retries
+/// with the same key).
+fn answer_all(
+    done: Vec<Ran>,
+    failure: Option<sqlx::Error>,
+) {
+    let failure = failure.map(|error| {
+        tracing::warn!(%error, "a batch of writes was not committed");
+        (is_busy(&error), error.to_string())
+    });
+    for (reply, outcome) in done {
+        let answer = match (outcome, &failure) {
+            (Err(error), _) => Err(error),
+            (Ok(Some(answer)), None) => Ok(answer),
+            (Ok(_), Some((true, _))) => Err(ApiError::Busy),
+            (Ok(_), Some((false, message))) => Err(ApiError::Internal(anyhow::anyhow!(
+                "the write was not committed: {message}"
+            ))),
+            (Ok(None), None) => Err(stopped()),
+        };
+        // A client that went away no longer listens; its write stands.
+        let _ = reply.send(answer);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
+
+    use super::*;
+    use crate::idempotency::StoredAnswer;
+
+    async fn pool(dir: &tempfile::TempDir) -> SqlitePool {
+        let options = SqliteConnectOptions::new()
+            .filename(dir.path().join("writes.db"))
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options)
+            .await
+            .unwrap();
+        sqlx::query("CREATE TABLE t (n INTEGER NOT NULL)")
+            .execute(&pool)
+            .await
+            .unwrap();
+        pool
+    }
+
+    /// A job inserting `n`, then failing if `fail`.
+    fn insert(n: i64, fail: bool) -> WriteJob {
+        Box::new(move |connection| {
+            Box::pin(async move {
+                sqlx::query("INSERT INTO t (n) VALUES (?)")
+                    .bind(n)
+                    .execute(&mut *connection)
+                    .await?;
+                if fail {
+                    return Err(ApiError::ValidationFailed("refused".into()));
+                }
+                Ok(Answer {
+                    stored: StoredAnswer::from_stored(201, "[]", Vec::new()).unwrap(),
+                    replayed: false,
+                })
+            })
+        })
+    }
+
+    async fn rows(pool: &SqlitePool) -> Vec<i64> {
+        sqlx::query_scalar("SELECT n FROM t ORDER BY n")
+            .fetch_all(pool)
+            .await
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn writes_queued_together_commit_together_and_a_failing_one_rolls_back_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let pool = pool(&dir).await;
+        let queue = WriteQueue::start(pool.clone(), 64);
+        // Hold the write connection so the first job waits and the others queue behind it.
+        let held = pool.acquire().await.unwrap();
+        let writes: Vec<_> = [(1, false), (2, true), (3, false), (4, false)]
+            .into_iter()
+            .map(|(n, fail)| {
+                let queue = queue.clone();
+                tokio::spawn(async move { queue.write(insert(n, fail)).await })
+            })
+            .collect();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        // Nothing is answered before the commit.
+        assert!(writes.iter().all(|w| !w.is_finished()));
+        drop(held);
+        let mut outcomes = Vec::new();
+        for write in writes {
+            outcomes.push(write.await.unwrap().is_ok());
+        }
+        assert_eq!(outcomes, [true, false, true, true]);
+        assert_eq!(rows(&pool).await, [1, 3, 4]);
+        assert_eq!(queue.commits(), 1, "the four writes shared one commit");
+    }
+
+    #[tokio::test]
+    async fn a_batch_is_never_larger_than_its_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        let pool = pool(&dir).await;
+        let queue = WriteQueue::start(pool.clone(), 2);
+        let held = pool.acquire().await.unwrap();
+        let writes: Vec<_> = (1..=5)
+            .map(|n| {
+                let queue = queue.clone();
+                tokio::spawn(async move { queue.write(insert(n, false)).await })
+            })
+            .collect();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        drop(held);
+        for write in writes {
+            write.await.unwrap().unwrap();
+        }
+        assert_eq!(rows(&pool).await, [1, 2, 3, 4, 5]);
+        assert_eq!(queue.commits(), 3, "batches of two at most: 2 + 2 + 1");
+    }
+
+    #[tokio::test]
+    async fn a_write_that_panics_is_rolled_back_and_the_writer_goes_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let pool = pool(&dir).await;
+        let queue = WriteQueue::start(pool.clone(), 64);
+        let panicking: WriteJob = Box::new(|connection| {
+            Box::pin(async move {
+                sqlx::query("INSERT INTO t (n) VALUES (9)")
+                    .execute(&mut *connection)
+                    .await?;
+                panic!("a bug in a write");
+            })
+        });
+        assert!(queue.write(panicking).await.is_err());
+        queue.write(insert(1, false)).await.unwrap();
+        assert_eq!(rows(&pool).await, [1]);
+    }
+
+    #[tokio::test]
+    async fn a_lone_write_is_committed_without_waiting_for_company() {
+        let dir = tempfile::tempdir().unwrap();
+        let pool = pool(&dir).await;
+        let queue = WriteQueue::start(pool.clone(), 64);
+        queue.write(insert(1, false)).await.unwrap();
+        // Answered means committed: another connection sees it.
+        let other = SqlitePoolOptions::new()
+            .connect_with(SqliteConnectOptions::new().filename(dir.path().join("writes.db")))
+            .await
+            .unwrap();
+        assert_eq!(rows(&other).await, [1]);
+    }
+}
