@@ -41,7 +41,8 @@ async function browserTimings() {
       const ms = await page.evaluate(
         (title) =>
           new Promise((resolve, reject) => {
-            const list = document.querySelector('[data-testid="saved-notes"]') ?? document.body;
+            const list = document.querySelector('[data-testid="saved-notes"]');
+            if (!list) return reject(new Error("the page has no saved-notes list"));
             const shown = () => [...list.querySelectorAll("li")].some((li) => li.textContent.includes(title));
             const started = performance.now();
             const observer = new MutationObserver(() => {

@@ -84,7 +84,7 @@ impl SqliteStore {
             .connect_with(options.pragma("query_only", "ON"))
             .await
             .with_context(|| format!("could not open the database at {url} for reading"))?;
-        let writes = writer::WriteQueue::start(writer.clone(), write_batch);
+        let writes = writer::WriteQueue::start(writer.clone(), write_batch, key_wait);
         Ok(Self {
             writer,
             reader,
@@ -98,6 +98,11 @@ impl SqliteStore {
     }
 
     pub async fn ping(&self) -> Result<(), ApiError> {
+        if !self.writes.is_running() {
+            return Err(ApiError::Internal(anyhow::anyhow!(
+                "the database writer has stopped"
+            )));
+        }
         sqlx::query_scalar::<_, i64>("SELECT 1")
             .fetch_one(&self.reader)
             .await?;
@@ -618,7 +623,8 @@ async fn connect_writer(
 /// when dropped). None for an in-memory database.
 async fn migration_turn(database: &std::path::Path) -> anyhow::Result<Option<std::fs::File>> {
     let name = database.as_os_str();
-    if name.is_empty() || name == ":memory:" {
+    // sqlx names an in-memory database `file:sqlx-in-memory-N`.
+    if name.is_empty() || name == ":memory:" || name.to_string_lossy().starts_with("file:") {
         return Ok(None);
     }
     let mut path = name.to_owned();

@@ -8,14 +8,21 @@
 //! answer ever goes out for a write that is not on disk, and a crash before the commit
 //! leaves none of the batch behind.
 //!
-//! Nothing waits for company: a lone job is committed at once. Batches form only from
-//! jobs that arrived while the previous commit was running, so under load the fsyncs are
-//! shared, and without load nothing changes. The task owns the transaction, so a client
-//! that goes away mid-write cannot leave a batch open.
+//! Nothing waits for company: a lone job is committed at once. A batch takes the jobs
+//! that queued while the previous commit ran, and those arriving while it runs its own,
+//! so under load the fsyncs are shared, and without load nothing changes. The task owns
+//! the transaction, so a client that goes away mid-write cannot leave a batch open.
+//!
+//! Waits stay bounded as before: a job that waited longer than `key_wait` for its turn
+//! is answered 503 `database-busy` without running (the client retries with its key), and
+//! when the write lock cannot be had every job queued is answered so at once. A connection
+//! whose transaction ended in an unknown state (a failed rollback or commit: disk full, an
+//! I/O error) is closed, never reused.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
@@ -40,6 +47,7 @@ type Ran = (Reply, Result<Option<Answer>, ApiError>);
 struct Queued {
     job: WriteJob,
     reply: Reply,
+    since: Instant,
 }
 
 /// The way to the writing task. Cloned by every handle of the store; the task ends when
@@ -55,12 +63,24 @@ const QUEUE_ROOM: usize = 4096;
 
 impl WriteQueue {
     /// Starts the writing task on `pool` (the store's one write connection), committing
-    /// at most `batch` jobs at a time.
-    pub fn start(pool: SqlitePool, batch: usize) -> Self {
+    /// at most `batch` jobs at a time; a job waits at most `key_wait` for its turn.
+    pub fn start(pool: SqlitePool, batch: usize, key_wait: Duration) -> Self {
         let (jobs, queued) = mpsc::channel(QUEUE_ROOM);
         let commits = Arc::new(AtomicU64::new(0));
-        tokio::spawn(write_batches(pool, queued, batch.max(1), commits.clone()));
+        let writer = Writer {
+            pool,
+            batch: batch.max(1),
+            key_wait,
+            commits: commits.clone(),
+        };
+        tokio::spawn(writer.run(queued));
         Self { jobs, commits }
+    }
+
+    /// Whether the writing task still runs (it ends only with the last handle, or by a
+    /// bug): `/healthz` is 503 without it.
+    pub fn is_running(&self) -> bool {
+        !self.jobs.is_closed()
     }
 
     /// How many batches have been committed since the start.
@@ -72,10 +92,17 @@ impl WriteQueue {
     /// failed and was rolled back).
     pub async fn write(&self, job: WriteJob) -> Result<Answer, ApiError> {
         let (reply, answer) = oneshot::channel();
-        self.jobs
-            .send(Queued { job, reply })
-            .await
-            .map_err(|_| stopped())?;
+        let queued = Queued {
+            job,
+            reply,
+            since: Instant::now(),
+        };
+        match self.jobs.try_send(queued) {
+            Ok(()) => {}
+            // So many writes are waiting that this one would wait past any bound.
+            Err(mpsc::error::TrySendError::Full(_)) => return Err(ApiError::Busy),
+            Err(mpsc::error::TrySendError::Closed(_)) => return Err(stopped()),
+        }
         answer.await.map_err(|_| stopped())?
     }
 }
@@ -84,69 +111,107 @@ fn stopped() -> ApiError {
     ApiError::Internal(anyhow::anyhow!("the database writer has stopped"))
 }
 
-async fn write_batches(
+/// The writing task's settings.
+struct Writer {
     pool: SqlitePool,
-    mut queued: mpsc::Receiver<Queued>,
     batch: usize,
+    key_wait: Duration,
     commits: Arc<AtomicU64>,
-) {
-    while let Some(first) = queued.recv().await {
-        if let Some(writes) = write_batch(&pool, &mut queued, first, batch).await {
-            commits.fetch_add(1, Ordering::Relaxed);
-            tracing::debug!(writes, "committed a batch of writes");
+}
+
+impl Writer {
+    async fn run(self, mut queued: mpsc::Receiver<Queued>) {
+        while let Some(first) = queued.recv().await {
+            if let Some(writes) = self.write_batch(&mut queued, first).await {
+                self.commits.fetch_add(1, Ordering::Relaxed);
+                tracing::debug!(writes, "committed a batch of writes");
+            }
         }
+    }
+
+    /// The next job that has not waited past its bound; the late ones are answered 503.
+    fn next_in_time(
+        &self,
+        queued: &mut mpsc::Receiver<Queued>,
+        first: Option<Queued>,
+    ) -> Option<Queued> {
+        let mut candidate = first.or_else(|| queued.try_recv().ok());
+        while let Some(job) = candidate {
+            if job.since.elapsed() <= self.key_wait {
+                return Some(job);
+            }
+            let _ = job.reply.send(Err(ApiError::Busy));
+            candidate = queued.try_recv().ok();
+        }
+        None
+    }
+
+    /// One transaction: `first`, then whatever is queued, up to `batch` jobs; one commit.
+    /// Returns how many jobs the commit held (`None`: nothing was committed).
+    async fn write_batch(
+        &self,
+        queued: &mut mpsc::Receiver<Queued>,
+        first: Queued,
+    ) -> Option<usize> {
+        let first = self.next_in_time(queued, Some(first))?;
+        let mut connection = match self.pool.acquire().await {
+            Ok(connection) => connection,
+            Err(error) => {
+                refuse_all_queued(queued, first, error);
+                return None;
+            }
+        };
+        let mut tx = match connection.begin_with("BEGIN IMMEDIATE").await {
+            Ok(tx) => tx,
+            Err(error) => {
+                refuse_all_queued(queued, first, error);
+                return None;
+            }
+        };
+        // Each job's reply with what it did: `Ok(Some(answer))` waits for the commit,
+        // `Err` (rolled back to its savepoint) is final.
+        let mut done: Vec<Ran> = Vec::new();
+        let mut next = Some(first);
+        while let Some(Queued { job, reply, .. }) = next {
+            match run_in_savepoint(&mut tx, job).await {
+                Ok(outcome) => done.push((reply, outcome.map(Some))),
+                Err(error) => {
+                    // A savepoint could not be opened, released or rolled back: the batch
+                    // is in an unknown state, so none of it is kept, and the connection
+                    // (whose transaction state is unknown too) is not used again.
+                    drop(tx);
+                    connection.close_on_drop();
+                    done.push((reply, Ok(None)));
+                    answer_all(done, Some(error));
+                    return None;
+                }
+            }
+            next = if done.len() < self.batch {
+                self.next_in_time(queued, None)
+            } else {
+                None
+            };
+        }
+        let writes = done.len();
+        let committed = tx.commit().await;
+        if committed.is_err() {
+            connection.close_on_drop();
+        }
+        let ok = committed.is_ok();
+        answer_all(done, committed.err());
+        ok.then_some(writes)
     }
 }
 
-/// One transaction: `first`, then whatever is queued, up to `batch` jobs; one commit.
-/// Returns how many jobs the commit held (`None`: nothing was committed).
-async fn write_batch(
-    pool: &SqlitePool,
-    queued: &mut mpsc::Receiver<Queued>,
-    first: Queued,
-    batch: usize,
-) -> Option<usize> {
-    let mut connection = match pool.acquire().await {
-        Ok(connection) => connection,
-        Err(error) => {
-            answer_all(vec![(first.reply, Ok(None))], Some(error));
-            return None;
-        }
-    };
-    let mut tx = match connection.begin_with("BEGIN IMMEDIATE").await {
-        Ok(tx) => tx,
-        Err(error) => {
-            answer_all(vec![(first.reply, Ok(None))], Some(error));
-            return None;
-        }
-    };
-    // Each job's reply with what it did: `Ok(Some(answer))` waits for the commit,
-    // `Err` (rolled back to its savepoint) is final.
-    let mut done: Vec<Ran> = Vec::new();
-    let mut next = Some(first);
-    while let Some(Queued { job, reply }) = next {
-        match run_in_savepoint(&mut tx, job).await {
-            Ok(outcome) => done.push((reply, outcome.map(Some))),
-            Err(error) => {
-                // A savepoint could not be opened, released or rolled back: the batch is
-                // in an unknown state, so none of it is kept.
-                drop(tx);
-                done.push((reply, Ok(None)));
-                answer_all(done, Some(error));
-                return None;
-            }
-        }
-        next = if done.len() < batch {
-            queued.try_recv().ok()
-        } else {
-            None
-        };
+/// The write lock (or the connection) could not be had within its bound: `first` and
+/// every job queued behind it are answered with the reason now, rather than each waiting
+/// its own full bound in turn.
+fn refuse_all_queued(queued: &mut mpsc::Receiver<Queued>, first: Queued, error: sqlx::Error) {
+    let mut refused = vec![(first.reply, Ok(None))];
+    while let Ok(job) = queued.try_recv() {
+        refused.push((job.reply, Ok(None)));
     }
-    let writes = done.len();
-    let committed = tx.commit().await;
-    let ok = committed.is_ok();
-    answer_all(done, committed.err());
-    ok.then_some(writes)
+    answer_all(refused, Some(error));
 }
 
 /// Runs a job inside a savepoint: released if the job succeeded, rolled back if it failed
@@ -156,7 +221,8 @@ async fn run_in_savepoint(
     job: WriteJob,
 ) -> Result<Result<Answer, ApiError>, sqlx::Error> {
     let mut savepoint = tx.begin().await?;
-    let outcome = AssertUnwindSafe(job(&mut savepoint))
+    // The job is called inside the guarded future, so a panic anywhere in it is caught.
+    let outcome = AssertUnwindSafe(async { job(&mut savepoint).await })
         .catch_unwind()
         .await
         .unwrap_or_else(|_| {
@@ -175,13 +241,12 @@ async fn run_in_savepoint(
 /// Sends every reply: each job's own answer, or — when the batch was not committed — the
 /// reason for every job that had succeeded (its write is not on disk; the client retries
 /// with the same key).
-fn answer_all(
-    done: Vec<Ran>,
-    failure: Option<sqlx::Error>,
-) {
+fn answer_all(done: Vec<Ran>, failure: Option<sqlx::Error>) {
     let failure = failure.map(|error| {
         tracing::warn!(%error, "a batch of writes was not committed");
-        (is_busy(&error), error.to_string())
+        // A pool closed at shutdown is busy too: the client retries, the next server answers.
+        let busy = is_busy(&error) || matches!(error, sqlx::Error::PoolClosed);
+        (busy, error.to_string())
     });
     for (reply, outcome) in done {
         let answer = match (outcome, &failure) {
@@ -254,7 +319,7 @@ mod tests {
     async fn writes_queued_together_commit_together_and_a_failing_one_rolls_back_alone() {
         let dir = tempfile::tempdir().unwrap();
         let pool = pool(&dir).await;
-        let queue = WriteQueue::start(pool.clone(), 64);
+        let queue = WriteQueue::start(pool.clone(), 64, Duration::from_secs(5));
         // Hold the write connection so the first job waits and the others queue behind it.
         let held = pool.acquire().await.unwrap();
         let writes: Vec<_> = [(1, false), (2, true), (3, false), (4, false)]
@@ -281,7 +346,7 @@ mod tests {
     async fn a_batch_is_never_larger_than_its_bound() {
         let dir = tempfile::tempdir().unwrap();
         let pool = pool(&dir).await;
-        let queue = WriteQueue::start(pool.clone(), 2);
+        let queue = WriteQueue::start(pool.clone(), 2, Duration::from_secs(5));
         let held = pool.acquire().await.unwrap();
         let writes: Vec<_> = (1..=5)
             .map(|n| {
@@ -299,10 +364,38 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn writes_that_waited_past_the_bound_are_answered_busy_without_running() {
+        let dir = tempfile::tempdir().unwrap();
+        let pool = pool(&dir).await;
+        let queue = WriteQueue::start(pool.clone(), 64, Duration::from_millis(100));
+        let held = pool.acquire().await.unwrap();
+        let writes: Vec<_> = (1..=4)
+            .map(|n| {
+                let queue = queue.clone();
+                tokio::spawn(async move { queue.write(insert(n, false)).await })
+            })
+            .collect();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        drop(held);
+        let mut busy = 0;
+        for write in writes {
+            match write.await.unwrap() {
+                Ok(_) => {}
+                Err(ApiError::Busy) => busy += 1,
+                Err(other) => panic!("unexpected {other:?}"),
+            }
+        }
+        // The job already taken when the wait began runs; the three behind it had waited
+        // past the bound and never ran.
+        assert_eq!(busy, 3);
+        assert_eq!(rows(&pool).await.len(), 1);
+    }
+
+    #[tokio::test]
     async fn a_write_that_panics_is_rolled_back_and_the_writer_goes_on() {
         let dir = tempfile::tempdir().unwrap();
         let pool = pool(&dir).await;
-        let queue = WriteQueue::start(pool.clone(), 64);
+        let queue = WriteQueue::start(pool.clone(), 64, Duration::from_secs(5));
         let panicking: WriteJob = Box::new(|connection| {
             Box::pin(async move {
                 sqlx::query("INSERT INTO t (n) VALUES (9)")
@@ -320,7 +413,7 @@ mod tests {
     async fn a_lone_write_is_committed_without_waiting_for_company() {
         let dir = tempfile::tempdir().unwrap();
         let pool = pool(&dir).await;
-        let queue = WriteQueue::start(pool.clone(), 64);
+        let queue = WriteQueue::start(pool.clone(), 64, Duration::from_secs(5));
         queue.write(insert(1, false)).await.unwrap();
         // Answered means committed: another connection sees it.
         let other = SqlitePoolOptions::new()
