@@ -9,6 +9,7 @@ pub mod error;
 pub mod health;
 pub mod http;
 pub mod idempotency;
+pub mod memory;
 pub mod notes;
 pub mod offline;
 pub mod page_data;

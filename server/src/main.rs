@@ -6,6 +6,7 @@ use server::{shutdown, telemetry};
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    server::memory::return_large_buffers_to_the_os();
     match Cli::parse().command.unwrap_or(Command::Serve) {
         Command::Serve => serve().await,
         Command::CheckConfig => match cli::check_config(Config::from_env()) {

@@ -3,10 +3,10 @@
 //! checked against a dummy hash, so the answer takes as long either way.
 //!
 //! The work runs on a few dedicated threads (one per core, at most four), not on tokio's
-//! blocking pool: each hash takes 19 MiB, and the allocator keeps it per thread, so 32
-//! sign-ins spread over the blocking pool's threads left the server at 230 MB (measured),
-//! and a flood of sign-ins could run hundreds at once. Here at most that many hashes run,
-//! memory stays at a few times 19 MiB, and a sign-in past a full queue is 503.
+//! blocking pool: each hash takes 19 MiB, and through the blocking pool a flood of
+//! sign-ins ran as many at once as it liked (32 concurrent sign-ups peaked at 440 MB,
+//! measured; now 56 MB). Here at most that many hashes run, memory stays at a few times 19 MiB
+//! (see also `memory.rs`), and a sign-in past a full queue is 503.
 
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Mutex, OnceLock};
