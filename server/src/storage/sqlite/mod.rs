@@ -39,6 +39,11 @@ use crate::storage::{Backend, NewRevision, NoteWrites, PastWrite};
 /// Connections for reads. Readers never block each other or the writer.
 const READERS: u32 = 8;
 
+/// How many of a search's matches (the newest) are ranked; results page through these.
+/// Past this many matches a query is too broad to read through anyway, and the
+/// newest notes are the likelier ones.
+pub const RANKED_MATCHES: i64 = 5_000;
+
 #[derive(Clone)]
 pub struct SqliteStore {
     pub(super) writer: SqlitePool,
@@ -206,15 +211,23 @@ impl SqliteStore {
         limit: u32,
         offset: u32,
     ) -> Result<Vec<Note>, ApiError> {
-        // The title weighs ten times the body; ties go to the newer note.
+        // The title weighs ten times the body; ties go to the newer note. Only the newest
+        // RANKED_MATCHES matches are ranked: FTS5 walks its index newest first and stops
+        // there, so a word found in nearly every note costs a few thousand scores, not a
+        // hundred thousand (at 100,000 notes: ~115 ms → ~12 ms, measured).
         let rows: Vec<NoteRow> = sqlx::query_as(&format!(
-            "SELECT {} FROM notes_fts JOIN notes n ON n.rowid = notes_fts.rowid \
-             WHERE notes_fts MATCH ? AND n.scope = ? AND n.trashed_at IS NULL \
-             ORDER BY bm25(notes_fts, 10.0, 1.0, 1.0), n.created_at DESC, n.id LIMIT ? OFFSET ?",
+            "SELECT {} FROM ( \
+                 SELECT n.rowid AS found, bm25(notes_fts, 10.0, 1.0, 1.0) AS score \
+                 FROM notes_fts JOIN notes n ON n.rowid = notes_fts.rowid \
+                 WHERE notes_fts MATCH ? AND n.scope = ? AND n.trashed_at IS NULL \
+                 ORDER BY notes_fts.rowid DESC LIMIT ? \
+             ) m JOIN notes n ON n.rowid = m.found \
+             ORDER BY m.score, n.created_at DESC, n.id LIMIT ? OFFSET ?",
             prefixed("n", NOTE_COLUMNS)
         ))
         .bind(query.to_fts5())
         .bind(scope)
+        .bind(RANKED_MATCHES)
         .bind(i64::from(limit))
         .bind(i64::from(offset))
         .fetch_all(&self.reader)
