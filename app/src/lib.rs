@@ -11,6 +11,7 @@ pub mod api;
 pub mod components;
 pub mod data;
 pub mod door;
+mod hydration;
 pub mod pages;
 pub mod save;
 pub mod shell;

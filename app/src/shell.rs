@@ -7,6 +7,7 @@ use leptos_router::{ParamSegment, SsrMode, StaticSegment};
 
 use crate::components::masthead::Masthead;
 use crate::door;
+use crate::hydration::HydrateAfterPaint;
 use crate::pages::account_forms::{
     AccountPage, AdminPage, InvitePage, SetupPage, SignInPage, SignUpPage,
 };
@@ -30,7 +31,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
                 <link rel="manifest" href="/manifest.webmanifest" />
                 <HashedStylesheet options=options.clone() id="leptos" />
-                <HydrationScripts options />
+                <HydrateAfterPaint options />
                 <MetaTags />
             </head>
             // Whose page this is: the browser keeps each person's data apart by it.
