@@ -42,3 +42,8 @@ pub struct SignedInAs(pub crate::api::Me);
 /// Whether anyone may make an account here (`ONCENOTE_SIGNUP=open`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SignupOpen(pub bool);
+
+/// The address people reach this server at (`ONCENOTE_PUBLIC_URL`, or the scheme and host
+/// of this request): links a page shows for sending to others are whole from the server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SiteAddress(pub String);

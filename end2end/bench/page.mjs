@@ -90,7 +90,7 @@ async function lighthouseRun(preset) {
       },
       preset === "desktop" ? desktopConfig : undefined,
     );
-    const { categories, audits } = result.lhr;
+    const { categories, audits, runtimeError } = result.lhr;
     const score = (name) => Math.round((categories[name]?.score ?? 0) * 100);
     const failed = Object.values(audits)
       .filter((a) => a.score !== null && a.score < 1 && a.scoreDisplayMode === "binary")
@@ -105,6 +105,7 @@ async function lighthouseRun(preset) {
       cls: audits["cumulative-layout-shift"]?.numericValue,
       total_bytes: audits["total-byte-weight"]?.numericValue,
       failed_audits: failed,
+      runtime_error: runtimeError?.code ?? null,
     };
   } finally {
     await chrome.kill();
@@ -113,5 +114,14 @@ async function lighthouseRun(preset) {
 
 const timings = await browserTimings();
 const lighthouseFigures = [];
-for (const preset of ["mobile", "desktop"]) lighthouseFigures.push(await lighthouseRun(preset));
+for (const preset of ["mobile", "desktop"]) {
+  // Lighthouse sometimes fails to record a trace in headless Chromium (NO_NAVSTART):
+  // such a run has no scores, and is tried again (three times at most).
+  let run;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    run = await lighthouseRun(preset);
+    if (!run.runtime_error) break;
+  }
+  lighthouseFigures.push(run);
+}
 console.log(JSON.stringify({ ...timings, lighthouse: lighthouseFigures }));

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use app::ssr_context::{FormKey, SignedInAs, SignupOpen};
+use app::ssr_context::{FormKey, SignedInAs, SignupOpen, SiteAddress};
 use app::{App, shell};
 use axum::Router;
 use axum::extract::FromRef;
@@ -22,8 +22,12 @@ use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
+use crate::accounts::actions::site_address;
+use crate::accounts::routes::base_url;
+use crate::accounts::session::CookieSecurity;
 use crate::accounts::{self, Viewer, gate, session};
 use crate::config::Config;
+use crate::http::client::{ClientAddr, is_https};
 use crate::http::csrf;
 use crate::http::host::{self, AllowedHosts};
 use crate::http::security_headers;
@@ -100,8 +104,7 @@ impl Application {
 /// the static files cargo-leptos built — behind the `Host` check, with security headers
 /// and compression.
 pub fn router(state: AppState) -> Router {
-    let store = state.store.clone();
-    let signup_open = state.config.signup_open;
+    let page_state = state.clone();
     let site_root = state.config.site_root.clone();
     let hashed = state.leptos_options.hash_files;
     let leptos_options = state.leptos_options.clone();
@@ -121,7 +124,7 @@ pub fn router(state: AppState) -> Router {
         .leptos_routes_with_context(
             &state,
             page_routes(),
-            move || page_context(&store, signup_open),
+            move || page_context(&page_state),
             move || shell(leptos_options.clone()),
         )
         .fallback_service(site_files(&state))
@@ -162,10 +165,19 @@ fn page_routes() -> Vec<leptos_axum::AxumRouteListing> {
 /// What a page gets while it renders on the server: who is signed in and how to read
 /// their data, a fresh key for its form, and its Content-Security-Policy (with this
 /// response's nonce).
-fn page_context(store: &Store, signup_open: bool) {
-    provide_context(SignupOpen(signup_open));
-    let viewer = use_context::<axum::http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<Viewer>().cloned());
+fn page_context(state: &AppState) {
+    let store = &state.store;
+    provide_context(SignupOpen(state.config.signup_open));
+    let parts = use_context::<axum::http::request::Parts>();
+    if let Some(parts) = &parts {
+        let peer = parts.extensions.get::<ClientAddr>().copied();
+        let security = CookieSecurity(is_https(&parts.headers, peer, &state.config));
+        provide_context(SiteAddress(site_address(
+            &state.config,
+            &base_url(&parts.headers, security),
+        )));
+    }
+    let viewer = parts.and_then(|parts| parts.extensions.get::<Viewer>().cloned());
     if let Some(viewer) = viewer {
         provide_context(page_data::for_scope(
             store.clone(),

@@ -273,22 +273,31 @@ pub fn AdminPage() -> impl IntoView {
     }
 }
 
-/// A new invitation's link, shown once.
+/// A new invitation's link, shown once — whole as the server renders it, so it can be
+/// copied before the page hydrates, or without JavaScript.
 #[component]
 fn InvitationLink(token: String) -> impl IntoView {
-    let link = RwSignal::new(format!("/invite/{token}"));
-    #[cfg(feature = "hydrate")]
-    Effect::new(move |_| {
-        if let Some(origin) = web_sys::window().and_then(|w| w.location().origin().ok()) {
-            link.update(|l| *l = format!("{origin}{l}"));
-        }
-    });
+    let link = format!("{}/invite/{token}", site_address());
     view! {
         <div class="notice-item" role="status">
             <p>"Send this link to the person you invite. It works once, for 7 days:"</p>
-            <p><code data-testid="invitation-link">{move || link.get()}</code></p>
+            <p><code data-testid="invitation-link">{link}</code></p>
         </div>
     }
+}
+
+/// Where people reach this server: the server's word when rendering, the page's own
+/// origin in the browser (hydration keeps the server's text).
+fn site_address() -> String {
+    #[cfg(feature = "ssr")]
+    if let Some(address) = use_context::<crate::ssr_context::SiteAddress>() {
+        return address.0;
+    }
+    #[cfg(feature = "hydrate")]
+    if let Some(origin) = web_sys::window().and_then(|w| w.location().origin().ok()) {
+        return origin;
+    }
+    String::new()
 }
 
 /// One person; `you` (the admin looking) cannot disable their own account.

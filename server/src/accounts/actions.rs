@@ -115,6 +115,11 @@ pub async fn invite(state: &AppState, admin: &Viewer) -> Result<(String, String)
 
 /// The link an invitation is opened with.
 pub fn invitation_url(state: &AppState, base: &str, token: &str) -> String {
-    let base = state.config.public_url.as_deref().unwrap_or(base);
-    format!("{base}/invite/{token}")
+    format!("{}/invite/{token}", site_address(&state.config, base))
+}
+
+/// Where people reach this server: `ONCENOTE_PUBLIC_URL`, or else `base` (the scheme and
+/// host a request came with).
+pub fn site_address(config: &crate::config::Config, base: &str) -> String {
+    config.public_url.as_deref().unwrap_or(base).to_owned()
 }

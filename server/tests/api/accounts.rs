@@ -850,3 +850,33 @@ async fn a_session_in_use_is_kept_alive_in_the_database_and_in_the_browser() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+#[tokio::test]
+async fn the_invitation_link_on_the_people_page_is_whole_before_any_script_runs() {
+    let app = spawn_app().await;
+    let page = app
+        .get("/admin?invitation=abc123")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains(&format!("{}/invite/abc123", app.address)),
+        "the server-rendered link names this server: {page}"
+    );
+
+    let public = crate::helpers::spawn_app_with(|config| {
+        config.public_url = Some("https://notes.example.com".into());
+    })
+    .await;
+    let page = public
+        .get("/admin?invitation=abc123")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("https://notes.example.com/invite/abc123"),
+        "ONCENOTE_PUBLIC_URL names the server: {page}"
+    );
+}

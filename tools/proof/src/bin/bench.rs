@@ -449,6 +449,32 @@ async fn main() -> anyhow::Result<()> {
             verdict(figures.p99_ms <= 50.0)
         );
     }
+    if let Some(page) = &report.page {
+        let p95 = |name: &str| page[name]["p95_ms"].as_f64().unwrap_or(f64::NAN);
+        println!(
+            "click → Saved in Chromium, p95: {:.1} ms (target ≤ 100 ms: {})",
+            p95("click_to_saved"),
+            verdict(p95("click_to_saved") <= 100.0)
+        );
+        println!(
+            "search page at 100,000 notes in Chromium, p95: {:.1} ms (target ≤ 50 ms: {})",
+            p95("search_page"),
+            verdict(p95("search_page") <= 50.0)
+        );
+        for run in page["lighthouse"].as_array().into_iter().flatten() {
+            let score = |name: &str| run[name].as_i64().unwrap_or(0);
+            println!(
+                "Lighthouse {}: performance {} (≥ 95: {}), accessibility {} (100: {}), best practices {} (100: {})",
+                run["preset"].as_str().unwrap_or("?"),
+                score("performance"),
+                verdict(score("performance") >= 95),
+                score("accessibility"),
+                verdict(score("accessibility") == 100),
+                score("best_practices"),
+                verdict(score("best_practices") == 100)
+            );
+        }
+    }
     println!(
         "wasm: {} B raw, {} B gzip, {} B brotli (target ≤ 250 KB brotli: {})",
         report.wasm_bytes,
