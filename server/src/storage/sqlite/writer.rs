@@ -308,6 +308,20 @@ mod tests {
         })
     }
 
+    /// Sends an insert of each `(n, fail)` from a task of its own.
+    fn send_all(
+        queue: &WriteQueue,
+        inserts: impl IntoIterator<Item = (i64, bool)>,
+    ) -> Vec<tokio::task::JoinHandle<Result<Answer, ApiError>>> {
+        inserts
+            .into_iter()
+            .map(|(n, fail)| {
+                let queue = queue.clone();
+                tokio::spawn(async move { queue.write(insert(n, fail)).await })
+            })
+            .collect()
+    }
+
     async fn rows(pool: &SqlitePool) -> Vec<i64> {
         sqlx::query_scalar("SELECT n FROM t ORDER BY n")
             .fetch_all(pool)
@@ -322,13 +336,7 @@ mod tests {
         let queue = WriteQueue::start(pool.clone(), 64, Duration::from_secs(5));
         // Hold the write connection so the first job waits and the others queue behind it.
         let held = pool.acquire().await.unwrap();
-        let writes: Vec<_> = [(1, false), (2, true), (3, false), (4, false)]
-            .into_iter()
-            .map(|(n, fail)| {
-                let queue = queue.clone();
-                tokio::spawn(async move { queue.write(insert(n, fail)).await })
-            })
-            .collect();
+        let writes = send_all(&queue, [(1, false), (2, true), (3, false), (4, false)]);
         tokio::time::sleep(Duration::from_millis(200)).await;
         // Nothing is answered before the commit.
         assert!(writes.iter().all(|w| !w.is_finished()));
@@ -348,12 +356,7 @@ mod tests {
         let pool = pool(&dir).await;
         let queue = WriteQueue::start(pool.clone(), 2, Duration::from_secs(5));
         let held = pool.acquire().await.unwrap();
-        let writes: Vec<_> = (1..=5)
-            .map(|n| {
-                let queue = queue.clone();
-                tokio::spawn(async move { queue.write(insert(n, false)).await })
-            })
-            .collect();
+        let writes = send_all(&queue, (1..=5).map(|n| (n, false)));
         tokio::time::sleep(Duration::from_millis(100)).await;
         drop(held);
         for write in writes {
@@ -369,12 +372,7 @@ mod tests {
         let pool = pool(&dir).await;
         let queue = WriteQueue::start(pool.clone(), 64, Duration::from_millis(100));
         let held = pool.acquire().await.unwrap();
-        let writes: Vec<_> = (1..=4)
-            .map(|n| {
-                let queue = queue.clone();
-                tokio::spawn(async move { queue.write(insert(n, false)).await })
-            })
-            .collect();
+        let writes = send_all(&queue, (1..=4).map(|n| (n, false)));
         tokio::time::sleep(Duration::from_millis(300)).await;
         drop(held);
         let mut busy = 0;

@@ -660,18 +660,11 @@ async fn throughput(
     clients: usize,
     duration: Duration,
 ) -> anyhow::Result<Cell> {
-    let client = &users[0];
-    let replay_key = uuid::Uuid::new_v4().to_string();
-    if mode == "replay" {
-        let first = client
-            .post(format!("{base}/api/notes"))
-            .header("content-type", "application/json")
-            .header("idempotency-key", &replay_key)
-            .body(note_body(0))
-            .send()
-            .await?;
-        anyhow::ensure!(first.status() == 201, "the note to replay was not created");
-    }
+    let replay_key = if mode == "replay" {
+        stored_key(&users[0], base).await?
+    } else {
+        String::new()
+    };
     let deadline = Instant::now() + duration;
     let started = Instant::now();
     let mut workers = Vec::new();
