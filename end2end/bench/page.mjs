@@ -3,7 +3,8 @@
 //   node bench/page.mjs <base url> <session token> <saves> <search words…>
 // Prints one JSON object: click → "Saved" latencies (measured inside the page, from the
 // click to the note showing in the saved list), search page latencies (navigation to the
-// first result on screen), and Lighthouse (mobile and desktop presets) for the home page.
+// first result on screen) beside the home page's (the same navigation, as a baseline), and
+// Lighthouse (mobile and desktop presets) for the home page.
 import { chromium } from "@playwright/test";
 import lighthouse from "lighthouse";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
@@ -59,6 +60,15 @@ async function browserTimings() {
       );
       if (n >= 3) clickToSaved.push(ms); // the first presses warm the page up
     }
+    // The baseline for the search page: the same navigation to the home page (its 50
+    // newest notes), timed the same way.
+    const home = [];
+    for (let n = 0; n < 20; n++) {
+      const started = performance.now();
+      await page.goto(`${base}/`, { waitUntil: "commit" });
+      await page.getByTestId("saved-notes").locator("li").first().waitFor({ timeout: 10_000 });
+      home.push(performance.now() - started);
+    }
     const search = [];
     for (let n = 0; n < Math.max(words.length, 1) * 5; n++) {
       const word = words[n % words.length] ?? "note";
@@ -67,7 +77,7 @@ async function browserTimings() {
       await page.getByTestId("search-results").locator("li").first().waitFor({ timeout: 10_000 });
       search.push(performance.now() - started);
     }
-    return { click_to_saved: summary(clickToSaved), search_page: summary(search) };
+    return { click_to_saved: summary(clickToSaved), home_page: summary(home), search_page: summary(search) };
   } finally {
     await browser.close();
   }
