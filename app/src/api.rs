@@ -270,6 +270,17 @@ pub fn validate_draft(title: &str, body: &str) -> Result<(), DraftError> {
     Ok(())
 }
 
+/// `next` if it is a path on this site to go to after signing in, else `None`. A browser
+/// drops tabs and line breaks inside a URL and reads `\\` as `/`, so `/\t/evil.example`
+/// would take a person to another site: any control character, whitespace or backslash
+/// refuses the path, as does a leading `//` (another host).
+pub fn local_path(next: &str) -> Option<&str> {
+    let plain = next
+        .chars()
+        .all(|c| !c.is_control() && !c.is_whitespace() && c != '\\');
+    (plain && next.starts_with('/') && !next.starts_with("//")).then_some(next)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -329,5 +340,26 @@ mod tests {
             detail: "d".into(),
         };
         assert_eq!(p.slug(), "validation-failed");
+    }
+
+    #[test]
+    fn a_next_path_stays_on_this_site() {
+        assert_eq!(local_path("/notes/1?x=2"), Some("/notes/1?x=2"));
+        assert_eq!(local_path("/"), Some("/"));
+        for bad in [
+            "//evil.example/",
+            "https://evil.example/",
+            "/\\evil.example",
+            "/\t/evil.example/x",
+            "/\n/evil.example/x",
+            "/\r//evil.example",
+            " //evil.example",
+            "/\u{0}/evil.example",
+            "/\u{3000}/evil.example",
+            "evil.example",
+            "",
+        ] {
+            assert_eq!(local_path(bad), None, "{bad:?}");
+        }
     }
 }

@@ -72,8 +72,9 @@ pub struct Config {
     pub public_url: Option<String>,
 }
 
-/// The databases the server can use.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The databases the server can use. Shown (`Display`, `Debug`) without its password, so
+/// no log line or error message carries it; the store reads the URL itself to connect.
+#[derive(Clone, PartialEq, Eq)]
 pub enum DatabaseUrl {
     /// A `sqlite:` URL (the file and its folder are created on first start).
     Sqlite(String),
@@ -107,22 +108,44 @@ impl DatabaseUrl {
     }
 }
 
-/// A URL without the password in it: `postgres://u:secret@h/db` → `postgres://u:***@h/db`.
+/// A URL without the password in it: `postgres://u:secret@h/db` → `postgres://u:***@h/db`,
+/// and `…?password=secret` → `…?password=***`.
 pub fn redacted(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
+    let url = match (url.find("://"), url.rfind('@')) {
         (Some(scheme), Some(at)) if at > scheme => match url[scheme + 3..at].split_once(':') {
             Some((user, _)) => format!("{}{user}:***{}", &url[..scheme + 3], &url[at..]),
             None => url.to_owned(),
         },
         _ => url.to_owned(),
+    };
+    match url.split_once('?') {
+        Some((base, query)) => {
+            let query: Vec<String> = query
+                .split('&')
+                .map(|pair| match pair.split_once('=') {
+                    Some((name, _)) if name.eq_ignore_ascii_case("password") => {
+                        format!("{name}=***")
+                    }
+                    _ => pair.to_owned(),
+                })
+                .collect();
+            format!("{base}?{}", query.join("&"))
+        }
+        None => url,
     }
 }
 
 impl std::fmt::Display for DatabaseUrl {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            DatabaseUrl::Sqlite(url) | DatabaseUrl::Postgres(url) => f.write_str(url),
+            DatabaseUrl::Sqlite(url) | DatabaseUrl::Postgres(url) => f.write_str(&redacted(url)),
         }
+    }
+}
+
+impl std::fmt::Debug for DatabaseUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DatabaseUrl({self})")
     }
 }
 
@@ -365,5 +388,21 @@ mod tests {
         let parsed = config(&[("ONCENOTE_ALLOWED_HOSTS", "Notes.Example.com, other.org")]).unwrap();
         assert_eq!(parsed.allowed_hosts, ["notes.example.com", "other.org"]);
         assert!(config(&[("ONCENOTE_ALLOWED_HOSTS", "https://notes.example.com")]).is_err());
+    }
+
+    #[test]
+    fn a_database_url_never_shows_its_password() {
+        for url in [
+            "postgres://oncenote:hunter2secret@db.example/notes",
+            "postgresql://db.example/notes?user=oncenote&password=hunter2secret",
+        ] {
+            let parsed = DatabaseUrl::parse(url).unwrap();
+            for shown in [parsed.to_string(), format!("{parsed:?}")] {
+                assert!(!shown.contains("hunter2secret"), "{shown}");
+                assert!(shown.contains("db.example/notes"), "{shown}");
+            }
+        }
+        let sqlite = DatabaseUrl::parse("sqlite://data/oncenote.db").unwrap();
+        assert_eq!(sqlite.to_string(), "sqlite://data/oncenote.db");
     }
 }

@@ -63,7 +63,12 @@ impl Application {
             // the binary has cargo-leptos's hash.txt beside it.
             .hash_files(offline::hash_file().is_some_and(|path| path.is_file()))
             .build();
-        sweeper::spawn(store.clone(), config.sweep_interval, config.trash_retention);
+        sweeper::spawn(
+            store.clone(),
+            config.sweep_interval,
+            config.trash_retention,
+            config.sign_in_window,
+        );
         let base_url = format!("http://{}", listener.local_addr()?);
         accounts::setup::on_start(&store, &config, &base_url).await?;
         let shell = Arc::new(ShellBuild::detect(OUTPUT_NAME, config.build_id.clone()));

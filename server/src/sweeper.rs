@@ -1,4 +1,5 @@
-//! The background task that deletes expired idempotency rows and sessions, and empties
+//! The background task that deletes expired idempotency rows, sessions and the buckets of
+//! limits whose window and lock have passed, and empties
 //! the trash of notes kept there longer than the retention. A note keeps its key, so a retry after
 //! expiry still finds its note (see `notes::writes`).
 
@@ -10,7 +11,13 @@ use crate::storage::Store;
 use crate::timestamp;
 
 /// Sweeps every `interval` until the runtime stops.
-pub fn spawn(store: Store, interval: Duration, trash_retention: Duration) -> JoinHandle<()> {
+/// `limit_window` is how long a limit's bucket counts attempts (the sign-in window).
+pub fn spawn(
+    store: Store,
+    interval: Duration,
+    trash_retention: Duration,
+    limit_window: Duration,
+) -> JoinHandle<()> {
     tokio::spawn(async move {
         let mut ticks = tokio::time::interval(interval);
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -28,6 +35,12 @@ pub fn spawn(store: Store, interval: Duration, trash_retention: Duration) -> Joi
                 Ok(0) => {}
                 Ok(n) => tracing::info!(deleted = n, "swept expired sessions"),
                 Err(error) => tracing::warn!(%error, "sweeping expired sessions failed"),
+            }
+            let window_start = timestamp::format(timestamp::before(now, limit_window));
+            match store.sweep_limits(&now_text, &window_start).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(deleted = n, "swept the counts of old attempts"),
+                Err(error) => tracing::warn!(%error, "sweeping old attempt counts failed"),
             }
             let cutoff = timestamp::format(timestamp::before(now, trash_retention));
             match store.empty_trash_before(&cutoff, &now_text).await {

@@ -69,7 +69,14 @@ fn Credentials(#[prop(optional)] new_password: bool) -> impl IntoView {
 #[component]
 pub fn SignInPage() -> impl IntoView {
     let query = use_query_map();
-    let next = move || query.with(|q| q.get("next").unwrap_or_else(|| "/".into()));
+    // Only a path on this site is carried on (the server checks it again).
+    let next = move || {
+        query.with(|q| {
+            q.get("next")
+                .filter(|next| crate::api::local_path(next).is_some())
+                .unwrap_or_else(|| "/".into())
+        })
+    };
     let signed_out = move || query.with(|q| q.get("signed_out").is_some());
     view! {
         <section class="account-form" aria-labelledby="sign-in-heading">

@@ -4,7 +4,7 @@
 use std::net::IpAddr;
 use std::time::Duration;
 
-use super::{Viewer, limits, password, setup, tokens, valid_password};
+use super::{USERNAME_MAX, Viewer, limits, password, setup, tokens, valid_password};
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::timestamp;
@@ -13,46 +13,81 @@ use crate::timestamp;
 pub const INVITATION_LIFETIME: Duration = Duration::from_secs(7 * 86_400);
 
 /// Checks a username and password, within the sign-in limits. Returns the user's id.
-/// A wrong password and an unknown user get the same answer, after the same work.
+/// A wrong password and an unknown user get the same answer, after the same work; a name
+/// no account can have is refused before any work.
 pub async fn sign_in(
     state: &AppState,
     username: &str,
     given_password: &str,
     client: IpAddr,
 ) -> Result<String, ApiError> {
-    let buckets = limits::buckets(username, client);
-    let now = timestamp::now();
-    limits::check(&state.store, &buckets, now).await?;
-    let found = state.store.user_by_name(username.trim()).await?;
-    let stored = found.as_ref().map(|(_, hash)| hash.clone());
-    let matches = password::verify(given_password.to_owned(), stored).await?;
-    match found {
-        Some((user, _)) if matches && !user.disabled => {
-            state.store.clear_limit(&buckets[0].0).await?;
+    let username = plausible_username(username)?;
+    let attempt = limits::begin(
+        &state.store,
+        &state.config,
+        limits::sign_in_buckets(username, client),
+    )
+    .await?;
+    let checked = async {
+        let found = state.store.user_by_name(username).await?;
+        let stored = found.as_ref().map(|(_, hash)| hash.clone());
+        let matches = password::verify(given_password.to_owned(), stored).await?;
+        Ok::<_, ApiError>((found, matches))
+    };
+    match checked.await {
+        Ok((Some((user, _)), true)) if !user.disabled => {
+            attempt.succeeded().await?;
             tracing::info!(username = %user.username, "signed in");
             Ok(user.id)
         }
-        _ => {
-            limits::fail(&state.store, &state.config, &buckets, now).await?;
-            limits::check(&state.store, &buckets, timestamp::now()).await?;
-            Err(ApiError::InvalidCredentials)
+        Ok(_) => Err(attempt.failed(ApiError::InvalidCredentials).await),
+        Err(error) => {
+            attempt.not_checked().await?;
+            Err(error)
         }
     }
 }
 
-/// Makes an account with an invitation (once). Returns the new user's id.
+/// A username as typed at sign-in, trimmed, if an account could have it: the limit is
+/// checked before anything is counted, hashed or stored.
+fn plausible_username(username: &str) -> Result<&str, ApiError> {
+    let username = username.trim();
+    if username.is_empty() || username.chars().count() > USERNAME_MAX {
+        return Err(ApiError::ValidationFailed(format!(
+            "a username has 1 to {USERNAME_MAX} characters"
+        )));
+    }
+    Ok(username)
+}
+
+/// Makes an account with an invitation (once). Returns the new user's id. The link is
+/// looked up before the password is hashed, and links tried from one address are limited
+/// like sign-ins, so bogus links cost the server a lookup and no more.
 pub async fn accept_invitation(
     state: &AppState,
     token: &str,
     username: &str,
     password: &str,
+    client: IpAddr,
 ) -> Result<String, ApiError> {
+    let digest = tokens::digest(token);
+    let attempt = limits::begin(
+        &state.store,
+        &state.config,
+        limits::invitation_buckets(client),
+    )
+    .await?;
+    let now = timestamp::format(timestamp::now());
+    match state.store.invitation_open(&digest, &now).await {
+        Ok(true) => attempt.succeeded().await?,
+        Ok(false) => return Err(attempt.failed(ApiError::InvitationGone).await),
+        Err(error) => {
+            attempt.not_checked().await?;
+            return Err(error);
+        }
+    }
     let user = setup::new_user(username, password, false).await?;
-    if !state
-        .store
-        .accept_invitation(&tokens::digest(token), &user)
-        .await?
-    {
+    if !state.store.accept_invitation(&digest, &user).await? {
         return Err(ApiError::InvitationGone);
     }
     tracing::info!(username = %user.username, "account made from an invitation");
@@ -79,13 +114,27 @@ pub async fn change_password(
     new: &str,
 ) -> Result<(), ApiError> {
     valid_password(new)?;
-    let stored = state
-        .store
-        .user_by_id(&viewer.user_id)
-        .await?
-        .map(|(_, hash)| hash);
-    if !password::verify(current.to_owned(), stored).await? {
-        return Err(ApiError::WrongPassword);
+    let attempt = limits::begin(
+        &state.store,
+        &state.config,
+        limits::password_check_buckets(&viewer.user_id),
+    )
+    .await?;
+    let checked = async {
+        let stored = state
+            .store
+            .user_by_id(&viewer.user_id)
+            .await?
+            .map(|(_, hash)| hash);
+        password::verify(current.to_owned(), stored).await
+    };
+    match checked.await {
+        Ok(true) => attempt.succeeded().await?,
+        Ok(false) => return Err(attempt.failed(ApiError::WrongPassword).await),
+        Err(error) => {
+            attempt.not_checked().await?;
+            return Err(error);
+        }
     }
     let hash = password::hash(new.to_owned()).await?;
     state

@@ -61,12 +61,17 @@ fn back(to: &str, error: &ApiError) -> Response {
     redirect(&format!("{to}{joiner}error={slug}{retry}"), None)
 }
 
-/// Where to go after signing in: a path on this site only (never another site).
+/// Where to go after signing in: a path on this site only (never another site). The path
+/// must pass `app::api::local_path` and, resolved against this site as a browser would
+/// resolve it, still be on this site.
 pub fn safe_next(next: Option<&str>) -> String {
-    match next {
-        Some(path) if path.starts_with('/') && !path.starts_with("//") && !path.contains('\\') => {
-            path.to_owned()
-        }
+    let site = url::Url::parse("http://oncenote.invalid/").expect("a fixed URL");
+    let stays_here = |path: &str| {
+        site.join(path)
+            .is_ok_and(|resolved| resolved.origin() == site.origin())
+    };
+    match next.and_then(app::api::local_path) {
+        Some(path) if stays_here(path) => path.to_owned(),
         _ => "/".to_owned(),
     }
 }
@@ -182,6 +187,7 @@ struct NewAccount {
 async fn accept_invitation(
     State(state): State<AppState>,
     Path(token): Path<String>,
+    peer: Option<axum::Extension<ClientAddr>>,
     security: CookieSecurity,
     headers: HeaderMap,
     body: Body,
@@ -191,9 +197,11 @@ async fn accept_invitation(
         Ok(fields) => fields,
         Err(error) => return back(&here, &error),
     };
+    let client = client_ip(&headers, peer.map(|p| p.0), &state.config);
     let done = async {
         let user_id =
-            actions::accept_invitation(&state, &token, &fields.username, &fields.password).await?;
+            actions::accept_invitation(&state, &token, &fields.username, &fields.password, client)
+                .await?;
         start(&state, &user_id, None, security).await
     };
     match done.await {
@@ -323,6 +331,12 @@ mod tests {
         assert_eq!(safe_next(Some("//evil.example/")), "/");
         assert_eq!(safe_next(Some("https://evil.example/")), "/");
         assert_eq!(safe_next(Some("/\\evil.example")), "/");
+        assert_eq!(safe_next(Some("/\t/evil.example/x")), "/");
+        assert_eq!(safe_next(Some("/\n/evil.example/x")), "/");
+        assert_eq!(
+            safe_next(Some("/%09/evil.example/x")),
+            "/%09/evil.example/x"
+        );
         assert_eq!(safe_next(None), "/");
     }
 }

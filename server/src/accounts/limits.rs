@@ -1,11 +1,21 @@
-//! Sign-in limits: failed attempts are counted per account and per client address, in the
-//! database (so the limits hold across server processes). Past the limit within the window
-//! the bucket is locked for a while: 429 `too-many-attempts` with `Retry-After`, whatever
-//! the password. A successful sign-in clears the account's count.
+//! Limits on guessing: sign-ins (per account and per client address), current-password
+//! checks (per person) and invitation links (per address), counted in the database so the
+//! limits hold across server processes.
+//!
+//! An attempt is **counted before the password is checked**, in one statement per bucket
+//! ([`begin`]): of 60 guesses sent at once only the first `max` are checked, the rest are
+//! refused (429 `too-many-attempts` with `Retry-After`) without hashing anything, and the
+//! bucket is locked for the lockout. A failure keeps its count ([`Attempt::failed`]; the
+//! one that reaches the limit locks the bucket and is told so at once); a success starts
+//! the count over ([`Attempt::succeeded`]) unless the bucket is locked — a success never
+//! lifts a lock that a burst of guesses set while it was being checked. Buckets are named by a hash of what they count (a username
+//! of any length is 64 hex digits here), and the sweeper deletes the ones whose window and
+//! lock have passed.
 
 use std::net::IpAddr;
 
 use chrono::{DateTime, Utc};
+use sha2::{Digest, Sha256};
 
 use crate::config::Config;
 use crate::error::ApiError;
@@ -16,50 +26,139 @@ use crate::timestamp;
 /// signs in to several accounts).
 const ADDRESS_FACTOR: i64 = 5;
 
+/// A counter of attempts and how many it allows within the window.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bucket {
+    pub name: String,
+    /// Multiplies `ONCENOTE_SIGN_IN_MAX_FAILURES`.
+    pub factor: i64,
+}
+
+fn hashed(kind: &str, what: &str) -> String {
+    format!("{kind}:{}", hex::encode(Sha256::digest(what.as_bytes())))
+}
+
 /// The buckets a sign-in counts in: its account (any case) and its client address.
-pub fn buckets(username: &str, client: IpAddr) -> [(String, i64); 2] {
-    [
-        (format!("account:{}", username.trim().to_lowercase()), 1),
-        (format!("address:{client}"), ADDRESS_FACTOR),
+pub fn sign_in_buckets(username: &str, client: IpAddr) -> Vec<Bucket> {
+    vec![
+        Bucket {
+            name: hashed("account", &username.trim().to_lowercase()),
+            factor: 1,
+        },
+        Bucket {
+            name: format!("address:{client}"),
+            factor: ADDRESS_FACTOR,
+        },
     ]
 }
 
-/// Refuses the sign-in while any of its buckets is locked.
-pub async fn check(
-    store: &Store,
-    buckets: &[(String, i64)],
-    now: DateTime<Utc>,
-) -> Result<(), ApiError> {
-    for (bucket, _) in buckets {
-        if let Some(until) = store.locked_until(bucket).await?
-            && let Some(left) = seconds_until(&until, now)
-        {
+/// The bucket of a signed-in person's current-password checks (changing the password).
+pub fn password_check_buckets(user_id: &str) -> Vec<Bucket> {
+    vec![Bucket {
+        name: hashed("password", user_id),
+        factor: 1,
+    }]
+}
+
+/// The bucket of invitation links tried from one address.
+pub fn invitation_buckets(client: IpAddr) -> Vec<Bucket> {
+    vec![Bucket {
+        name: format!("invitation:{client}"),
+        factor: ADDRESS_FACTOR,
+    }]
+}
+
+/// An attempt counted in its buckets, waiting to learn whether it failed.
+#[must_use = "an attempt is either failed or succeeded"]
+pub struct Attempt<'a> {
+    store: &'a Store,
+    config: &'a Config,
+    /// Each bucket with the attempts counted in its window, this one included.
+    counted: Vec<(Bucket, i64)>,
+}
+
+/// Counts an attempt in every bucket before any work is done; refuses it (429) when a
+/// bucket is locked or this attempt would pass its limit — then nothing else runs.
+pub async fn begin<'a>(
+    store: &'a Store,
+    config: &'a Config,
+    buckets: Vec<Bucket>,
+) -> Result<Attempt<'a>, ApiError> {
+    let now = timestamp::now();
+    let now_text = timestamp::format(now);
+    let cutoff = timestamp::format(timestamp::before(now, config.sign_in_window));
+    let lock_until = timestamp::format(timestamp::after(now, config.sign_in_lockout));
+    let mut attempt = Attempt {
+        store,
+        config,
+        counted: Vec::with_capacity(buckets.len()),
+    };
+    for bucket in buckets {
+        let max = config.sign_in_max_failures * bucket.factor;
+        let (count, locked_until) = store
+            .take_attempt(&bucket.name, &now_text, &cutoff, max, &lock_until)
+            .await?;
+        if let Some(left) = locked_until.and_then(|until| seconds_until(&until, now)) {
+            // Give back what this attempt took in the buckets before: it never ran.
+            for (taken, _) in &attempt.counted {
+                store.refund_attempt(&taken.name).await?;
+            }
+            tracing::warn!(bucket = %bucket.name, "attempt refused: too many failures");
             return Err(ApiError::TooManyAttempts {
                 retry_after_secs: left,
             });
         }
+        attempt.counted.push((bucket, count));
     }
-    Ok(())
+    Ok(attempt)
 }
 
-/// Counts a failure in every bucket; locks the ones past their limit.
-pub async fn fail(
-    store: &Store,
-    config: &Config,
-    buckets: &[(String, i64)],
-    now: DateTime<Utc>,
-) -> Result<(), ApiError> {
-    let now_text = timestamp::format(now);
-    let cutoff = timestamp::format(timestamp::before(now, config.sign_in_window));
-    for (bucket, factor) in buckets {
-        let failures = store.count_failure(bucket, &now_text, &cutoff).await?;
-        if failures >= config.sign_in_max_failures * factor {
-            let until = timestamp::after(now, config.sign_in_lockout);
-            store.lock_bucket(bucket, &timestamp::format(until)).await?;
-            tracing::warn!(%bucket, failures, "sign-in locked after too many failures");
+impl Attempt<'_> {
+    /// The attempt failed: its count stays. A bucket it brought to the limit is locked,
+    /// and the answer says so at once (429) rather than `failure`.
+    pub async fn failed(self, failure: ApiError) -> ApiError {
+        let now = timestamp::now();
+        let until = timestamp::after(now, self.config.sign_in_lockout);
+        let mut locked = false;
+        for (bucket, count) in &self.counted {
+            if *count >= self.config.sign_in_max_failures * bucket.factor {
+                if let Err(error) = self
+                    .store
+                    .lock_bucket(&bucket.name, &timestamp::format(until))
+                    .await
+                {
+                    return error;
+                }
+                tracing::warn!(bucket = %bucket.name, failures = count, "locked after too many failures");
+                locked = true;
+            }
+        }
+        if locked {
+            ApiError::TooManyAttempts {
+                retry_after_secs: self.config.sign_in_lockout.as_secs().max(1),
+            }
+        } else {
+            failure
         }
     }
-    Ok(())
+
+    /// The attempt succeeded: the count starts over, and any lock stays in place.
+    pub async fn succeeded(self) -> Result<(), ApiError> {
+        let now = timestamp::format(timestamp::now());
+        for (bucket, _) in &self.counted {
+            self.store.reset_attempts(&bucket.name, &now).await?;
+        }
+        Ok(())
+    }
+
+    /// The check did not run (the hashing queue was full, the database failed): the
+    /// attempt gives back its count.
+    pub async fn not_checked(self) -> Result<(), ApiError> {
+        for (bucket, _) in &self.counted {
+            self.store.refund_attempt(&bucket.name).await?;
+        }
+        Ok(())
+    }
 }
 
 /// Seconds from `now` until `until` (rounded up), if it is still ahead.
@@ -87,12 +186,20 @@ mod tests {
 
     #[test]
     fn the_account_bucket_ignores_case_and_the_address_allows_more() {
-        let [(account, 1), (address, factor)] = buckets(" Ada ", "10.0.0.7".parse().unwrap())
-        else {
-            panic!("two buckets")
-        };
-        assert_eq!(account, "account:ada");
-        assert_eq!(address, "address:10.0.0.7");
-        assert!(factor > 1);
+        let buckets = sign_in_buckets(" Ada ", "10.0.0.7".parse().unwrap());
+        assert_eq!(
+            buckets[0],
+            sign_in_buckets("ada", "10.0.0.8".parse().unwrap())[0]
+        );
+        assert_eq!(buckets[0].factor, 1);
+        assert_eq!(buckets[1].name, "address:10.0.0.7");
+        assert!(buckets[1].factor > 1);
+    }
+
+    #[test]
+    fn a_bucket_name_is_short_however_long_the_username() {
+        let buckets = sign_in_buckets(&"x".repeat(1 << 20), "::1".parse().unwrap());
+        assert_eq!(buckets[0].name.len(), "account:".len() + 64);
+        assert!(!buckets[0].name.contains('x'));
     }
 }

@@ -48,7 +48,7 @@ pub struct Viewer {
 }
 
 /// Longest username, in characters.
-const USERNAME_MAX: usize = 64;
+pub const USERNAME_MAX: usize = 64;
 /// Shortest and longest password, in characters.
 const PASSWORD_MIN: usize = 8;
 const PASSWORD_MAX: usize = 1024;

@@ -198,15 +198,22 @@ async fn invite(
 async fn accept_invitation(
     State(state): State<AppState>,
     Path(token): Path<String>,
+    peer: Option<axum::Extension<ClientAddr>>,
     security: CookieSecurity,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
     let credentials: Credentials =
         json(&state, &headers, body, "a username and a password").await?;
-    let user_id =
-        actions::accept_invitation(&state, &token, &credentials.username, &credentials.password)
-            .await?;
+    let client = client_ip(&headers, peer.map(|p| p.0), &state.config);
+    let user_id = actions::accept_invitation(
+        &state,
+        &token,
+        &credentials.username,
+        &credentials.password,
+        client,
+    )
+    .await?;
     let cookie = start(&state, &user_id, None, security).await?;
     Ok(with_session(StatusCode::CREATED, cookie))
 }

@@ -107,7 +107,8 @@ delegate! {
     fn setup_done(&self) -> Result<bool, ApiError>;
     /// Makes `user` the first admin unless another setup won (false then).
     fn create_first_admin(&self, user: &NewUser) -> Result<bool, ApiError>;
-    /// Keeps a one-time setup link's token (as its digest).
+    /// Keeps a one-time setup link's token (as its digest); the links printed at earlier
+    /// starts stop working.
     fn add_setup_token(&self, token_hash: &str, now: &str) -> Result<(), ApiError>;
     /// Whether a setup link is one this server printed.
     fn setup_token_exists(&self, token_hash: &str) -> Result<bool, ApiError>;
@@ -135,15 +136,23 @@ delegate! {
     fn create_invitation(&self, token_hash: &str, created_by: &str, now: &str, expires_at: &str) -> Result<(), ApiError>;
     /// Uses an invitation once to make `user`; false if it was used or expired.
     fn accept_invitation(&self, token_hash: &str, user: &NewUser) -> Result<bool, ApiError>;
-    /// Until when a sign-in bucket is locked, if it is.
-    fn locked_until(&self, bucket: &str) -> Result<Option<String>, ApiError>;
-    /// Counts a failed sign-in (a window begun before `cutoff` starts over); returns the
-    /// failures in the window.
-    fn count_failure(&self, bucket: &str, now: &str, cutoff: &str) -> Result<i64, ApiError>;
-    /// Locks a sign-in bucket until `until`.
+    /// Whether an invitation can still be used (not used, not expired at `now`).
+    fn invitation_open(&self, token_hash: &str, now: &str) -> Result<bool, ApiError>;
+    /// Counts an attempt in a limit's bucket, in one statement: unless the bucket is
+    /// locked at `now`, its count goes up by one (a window begun before `cutoff`, or a
+    /// lock that has passed, starts over at one), and a count past `max` locks it until
+    /// `lock_until`. Returns the count and the lock, if any.
+    fn take_attempt(&self, bucket: &str, now: &str, cutoff: &str, max: i64, lock_until: &str) -> Result<(i64, Option<String>), ApiError>;
+    /// Locks a limit's bucket until `until`.
     fn lock_bucket(&self, bucket: &str, until: &str) -> Result<(), ApiError>;
-    /// Forgets a sign-in bucket (after a success).
-    fn clear_limit(&self, bucket: &str) -> Result<(), ApiError>;
+    /// Gives back one attempt counted in a bucket (its lock, if any, stays).
+    fn refund_attempt(&self, bucket: &str) -> Result<(), ApiError>;
+    /// Starts a bucket's count over after a success — unless it is locked at `now`: a
+    /// success never lifts a lock.
+    fn reset_attempts(&self, bucket: &str, now: &str) -> Result<(), ApiError>;
+    /// Deletes the buckets whose window began before `cutoff` and which are not locked
+    /// at `now`.
+    fn sweep_limits(&self, now: &str, cutoff: &str) -> Result<u64, ApiError>;
     /// The benchmark's baseline: the same note insert with no idempotency at all.
     #[cfg(feature = "bench-plain-insert")]
     fn plain_insert(&self, scope: &str, key: &IdempotencyKey, fingerprint: &Fingerprint, note: &Note) -> Result<bool, ApiError>;

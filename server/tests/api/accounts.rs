@@ -880,3 +880,81 @@ async fn the_invitation_link_on_the_people_page_is_whole_before_any_script_runs(
         "ONCENOTE_PUBLIC_URL names the server: {page}"
     );
 }
+
+#[tokio::test]
+async fn a_sign_in_never_sends_a_person_to_another_site() {
+    let app = spawn_app().await;
+    let no_redirects = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    // Browsers drop tabs and line breaks inside a URL: `/\t/evil.example/x` is
+    // `//evil.example/x`, another site.
+    for next in [
+        "/\t/evil.example/x",
+        "/\n/evil.example/x",
+        "/\r\n//evil.example",
+        "/\\evil.example",
+        "/\u{3000}/evil.example",
+    ] {
+        let signed_in = no_redirects
+            .post(app.url("/sign-in"))
+            .form(&[
+                ("username", ADMIN),
+                ("password", ADMIN_PASSWORD),
+                ("next", next),
+            ])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(signed_in.status(), 303);
+        assert_eq!(signed_in.headers()["location"], "/", "{next:?}");
+    }
+    // Nor does the sign-in page carry such a `next` into its form.
+    let page = anonymous()
+        .get(app.url("/sign-in?next=%2F%09%2Fevil.example%2Fx"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(!page.contains("evil.example"), "the page carried it on");
+}
+
+#[tokio::test]
+async fn a_setup_link_printed_at_an_earlier_start_no_longer_works() {
+    let app = spawn_app_with(|c| c.admin = None).await;
+    let store =
+        server::storage::Store::open(&server::config::Config::for_tests(app.database_url.clone()))
+            .await
+            .unwrap();
+    let digest = |token: &str| hex::encode(Sha256::digest(token.as_bytes()));
+    store
+        .add_setup_token(
+            &digest("printed-at-the-first-start"),
+            "2026-11-30T05:00:00Z",
+        )
+        .await
+        .unwrap();
+    store
+        .add_setup_token(
+            &digest("printed-at-the-second-start"),
+            "2026-11-30T06:00:00Z",
+        )
+        .await
+        .unwrap();
+    let setup = |token: &'static str| {
+        anonymous()
+            .post(app.url("/api/setup"))
+            .json(&json!({ "token": token, "username": "root", "password": "a long password" }))
+            .send()
+    };
+    let old = setup("printed-at-the-first-start").await.unwrap();
+    assert_eq!(problem_of(old).await.slug(), "setup-link-invalid");
+    assert_eq!(
+        setup("printed-at-the-second-start").await.unwrap().status(),
+        201
+    );
+    store.close().await;
+}

@@ -3,6 +3,7 @@
 mod accounts;
 mod copy_to;
 mod form_post;
+mod guessing_limits;
 mod helpers;
 mod hostile_inputs;
 mod http_hardening;

@@ -94,12 +94,18 @@ impl PgStore {
         Ok(true)
     }
 
+    /// Keeps a new setup link's token; the links printed at earlier starts stop working.
     pub async fn add_setup_token(&self, token_hash: &str, now: &str) -> Result<(), ApiError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("DELETE FROM setup_tokens")
+            .execute(&mut *tx)
+            .await?;
         sqlx::query("INSERT INTO setup_tokens (token_hash, created_at) VALUES ($1, $2)")
             .bind(token_hash)
             .bind(now)
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await?;
+        tx.commit().await?;
         Ok(())
     }
 
@@ -335,41 +341,36 @@ impl PgStore {
         Ok(true)
     }
 
-    /// Until when a sign-in bucket is locked, if it is.
-    pub async fn locked_until(&self, bucket: &str) -> Result<Option<String>, ApiError> {
-        if unstorable(bucket) {
-            return Ok(None);
-        }
-        let until: Option<Option<String>> =
-            sqlx::query_scalar("SELECT locked_until FROM sign_in_limits WHERE bucket = $1")
-                .bind(bucket)
-                .fetch_optional(&self.reader)
-                .await?;
-        Ok(until.flatten())
-    }
-
-    /// Counts a failed sign-in in one statement (a window that began before `cutoff`
-    /// starts over); returns the failures in the window now.
-    pub async fn count_failure(
+    /// Counts an attempt in a limit's bucket in one statement (see `Store::take_attempt`):
+    /// parallel attempts each see their own count, so no more than `max` pass.
+    pub async fn take_attempt(
         &self,
         bucket: &str,
         now: &str,
         cutoff: &str,
-    ) -> Result<i64, ApiError> {
-        // A name PostgreSQL cannot hold is counted under a name it can.
-        let bucket = bucket.replace('\0', "\u{fffd}");
-        Ok(sqlx::query_scalar(
+        max: i64,
+        lock_until: &str,
+    ) -> Result<(i64, Option<String>), ApiError> {
+        Ok(sqlx::query_as(
             "INSERT INTO sign_in_limits (bucket, failures, window_started_at) VALUES ($1, 1, $2) \
              ON CONFLICT (bucket) DO UPDATE SET \
-             failures = CASE WHEN sign_in_limits.window_started_at < $3 THEN 1 \
+             failures = CASE WHEN sign_in_limits.locked_until > $2 THEN sign_in_limits.failures \
+                             WHEN sign_in_limits.window_started_at < $3 OR sign_in_limits.locked_until IS NOT NULL THEN 1 \
                              ELSE sign_in_limits.failures + 1 END, \
-             window_started_at = CASE WHEN sign_in_limits.window_started_at < $3 THEN $2 \
-                                      ELSE sign_in_limits.window_started_at END \
-             RETURNING failures",
+             window_started_at = CASE WHEN sign_in_limits.locked_until > $2 THEN sign_in_limits.window_started_at \
+                             WHEN sign_in_limits.window_started_at < $3 OR sign_in_limits.locked_until IS NOT NULL THEN $2 \
+                             ELSE sign_in_limits.window_started_at END, \
+             locked_until = CASE WHEN sign_in_limits.locked_until > $2 THEN sign_in_limits.locked_until \
+                             WHEN sign_in_limits.window_started_at < $3 OR sign_in_limits.locked_until IS NOT NULL THEN NULL \
+                             WHEN sign_in_limits.failures + 1 > $4 THEN $5 \
+                             ELSE NULL END \
+             RETURNING failures, locked_until",
         )
-        .bind(&bucket)
+        .bind(bucket)
         .bind(now)
         .bind(cutoff)
+        .bind(max)
+        .bind(lock_until)
         .fetch_one(&self.pool)
         .await?)
     }
@@ -377,17 +378,55 @@ impl PgStore {
     pub async fn lock_bucket(&self, bucket: &str, until: &str) -> Result<(), ApiError> {
         sqlx::query("UPDATE sign_in_limits SET locked_until = $1 WHERE bucket = $2")
             .bind(until)
-            .bind(bucket.replace('\0', "\u{fffd}"))
+            .bind(bucket)
             .execute(&self.pool)
             .await?;
         Ok(())
     }
 
-    pub async fn clear_limit(&self, bucket: &str) -> Result<(), ApiError> {
-        sqlx::query("DELETE FROM sign_in_limits WHERE bucket = $1")
-            .bind(bucket.replace('\0', "\u{fffd}"))
-            .execute(&self.pool)
-            .await?;
+    pub async fn refund_attempt(&self, bucket: &str) -> Result<(), ApiError> {
+        sqlx::query(
+            "UPDATE sign_in_limits SET failures = failures - 1 WHERE bucket = $1 AND failures > 0",
+        )
+        .bind(bucket)
+        .execute(&self.pool)
+        .await?;
         Ok(())
+    }
+
+    pub async fn reset_attempts(&self, bucket: &str, now: &str) -> Result<(), ApiError> {
+        sqlx::query(
+            "UPDATE sign_in_limits SET failures = 0 \
+             WHERE bucket = $1 AND (locked_until IS NULL OR locked_until <= $2)",
+        )
+        .bind(bucket)
+        .bind(now)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    pub async fn sweep_limits(&self, now: &str, cutoff: &str) -> Result<u64, ApiError> {
+        Ok(sqlx::query(
+            "DELETE FROM sign_in_limits WHERE window_started_at < $2 \
+             AND (locked_until IS NULL OR locked_until <= $1)",
+        )
+        .bind(now)
+        .bind(cutoff)
+        .execute(&self.pool)
+        .await?
+        .rows_affected())
+    }
+
+    /// Whether an invitation can still be used, read without the write lock.
+    pub async fn invitation_open(&self, token_hash: &str, now: &str) -> Result<bool, ApiError> {
+        let found: Option<i32> = sqlx::query_scalar(
+            "SELECT 1 FROM invitations WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2",
+        )
+        .bind(token_hash)
+        .bind(now)
+        .fetch_optional(&self.reader)
+        .await?;
+        Ok(found.is_some())
     }
 }

@@ -1,0 +1,229 @@
+//! Guessing is limited where it is cheap to try: sign-in, the current password, invitation
+//! links — counted before the password is checked, so parallel guesses do not walk
+//! through, and a success never lifts a lock (issue 15, items 3, 4, 5, 12).
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use serde_json::json;
+use server::accounts::limits;
+use server::config::Config;
+use server::error::ApiError;
+use server::storage::Store;
+
+use crate::helpers::{ADMIN, ADMIN_PASSWORD, anonymous, problem_of, spawn_app_with};
+
+/// The highest attempt count among the account buckets.
+async fn most_counted_for_an_account(pool: &sqlx::AnyPool) -> i64 {
+    sqlx::query_scalar::<_, i64>(
+        "SELECT COALESCE(MAX(failures), 0) FROM sign_in_limits WHERE bucket LIKE 'account:%'",
+    )
+    .fetch_one(pool)
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sixty_wrong_passwords_at_once_check_no_more_than_the_limit() {
+    let app = spawn_app_with(|c| {
+        c.sign_in_max_failures = 5;
+        c.sign_in_lockout = Duration::from_secs(600);
+    })
+    .await;
+    let guesses = (0..60).map(|n| {
+        anonymous()
+            .post(app.url("/api/session"))
+            .json(&json!({ "username": ADMIN, "password": format!("guess {n}") }))
+            .send()
+    });
+    let answers = futures::future::join_all(guesses).await;
+    let statuses: Vec<u16> = answers
+        .iter()
+        .map(|a| a.as_ref().unwrap().status().as_u16())
+        .collect();
+    assert!(
+        statuses.iter().all(|s| *s == 401 || *s == 429),
+        "{statuses:?}"
+    );
+    // Each guess is counted before its password is checked: the five allowed ones, and
+    // the one that found the limit passed and locked the account. None after it counts,
+    // or is checked.
+    let counted = most_counted_for_an_account(&app.pool).await;
+    assert!(
+        counted <= 6,
+        "{counted} guesses were let through to be checked"
+    );
+    let right = anonymous()
+        .post(app.url("/api/session"))
+        .json(&json!({ "username": ADMIN, "password": ADMIN_PASSWORD }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(right.status(), 429, "the burst locked the account");
+}
+
+#[tokio::test]
+async fn a_success_checked_while_a_burst_locks_the_account_leaves_the_lock() {
+    let app = spawn_app_with(|c| {
+        c.sign_in_max_failures = 3;
+        c.sign_in_lockout = Duration::from_secs(600);
+    })
+    .await;
+    let mut config = Config::for_tests(app.database_url.clone());
+    config.sign_in_max_failures = 3;
+    config.sign_in_lockout = Duration::from_secs(600);
+    let store = Store::open(&config).await.unwrap();
+    let client: IpAddr = "192.0.2.7".parse().unwrap();
+    let buckets = || limits::sign_in_buckets(ADMIN, client);
+    // The right password is being checked...
+    let person = limits::begin(&store, &config, buckets()).await.unwrap();
+    // ...when a burst of guesses arrives: two more are let through, the rest are refused
+    // and lock the account.
+    let mut let_through = Vec::new();
+    for _ in 0..10 {
+        if let Ok(attempt) = limits::begin(&store, &config, buckets()).await {
+            let_through.push(attempt);
+        }
+    }
+    assert_eq!(let_through.len(), 2);
+    for guess in let_through {
+        guess.failed(ApiError::InvalidCredentials).await;
+    }
+    person.succeeded().await.unwrap();
+    assert!(matches!(
+        limits::begin(&store, &config, buckets()).await,
+        Err(ApiError::TooManyAttempts { .. })
+    ));
+    let right = anonymous()
+        .post(app.url("/api/session"))
+        .json(&json!({ "username": ADMIN, "password": ADMIN_PASSWORD }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(right.status(), 429, "the success did not lift the lock");
+    store.close().await;
+}
+
+#[tokio::test]
+async fn a_username_longer_than_any_account_is_refused_before_anything_is_stored() {
+    let app = spawn_app_with(|_| {}).await;
+    let giant = "u".repeat(1 << 20);
+    for _ in 0..3 {
+        let answer = anonymous()
+            .post(app.url("/api/session"))
+            .json(&json!({ "username": giant, "password": "whatever" }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), 422);
+        assert_eq!(problem_of(answer).await.slug(), "validation-failed");
+    }
+    let stored: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM sign_in_limits WHERE failures > 0")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(stored, 0);
+    // A name of an allowed length is counted under a bucket of fixed size.
+    let answer = anonymous()
+        .post(app.url("/api/session"))
+        .json(&json!({ "username": "z".repeat(64), "password": "whatever" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 401);
+    let longest: i64 = sqlx::query_scalar("SELECT MAX(LENGTH(bucket)) FROM sign_in_limits")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert!(longest <= 80, "{longest}");
+}
+
+#[tokio::test]
+async fn the_counts_of_old_attempts_are_swept() {
+    let app = spawn_app_with(|c| {
+        c.sign_in_window = Duration::from_secs(1);
+        c.sweep_interval = Duration::from_millis(200);
+    })
+    .await;
+    let answer = anonymous()
+        .post(app.url("/api/session"))
+        .json(&json!({ "username": ADMIN, "password": "wrong" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 401);
+    let rows = || async {
+        sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM sign_in_limits")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap()
+    };
+    assert!(rows().await > 0);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while rows().await > 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "old counts were not swept"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn guessing_the_current_password_is_limited_like_sign_in() {
+    let app = spawn_app_with(|c| {
+        c.sign_in_max_failures = 3;
+        c.sign_in_lockout = Duration::from_secs(600);
+    })
+    .await;
+    let change = |current: &'static str| {
+        app.client
+            .put(app.url("/api/me/password"))
+            .json(&json!({ "current_password": current, "new_password": "a new long password" }))
+            .send()
+    };
+    for _ in 0..2 {
+        assert_eq!(change("guess").await.unwrap().status(), 403);
+    }
+    let limit = change("guess").await.unwrap();
+    assert_eq!(limit.status(), 429);
+    assert!(limit.headers().contains_key("retry-after"));
+    let right = change(ADMIN_PASSWORD).await.unwrap();
+    assert_eq!(right.status(), 429, "locked even with the right password");
+    assert_eq!(problem_of(right).await.slug(), "too-many-attempts");
+}
+
+#[tokio::test]
+async fn a_bogus_invitation_link_is_refused_before_any_password_work_and_limited_by_address() {
+    let app = spawn_app_with(|c| {
+        c.sign_in_max_failures = 1;
+        c.sign_in_lockout = Duration::from_secs(600);
+    })
+    .await;
+    let accept = |token: String, password: &'static str| {
+        anonymous()
+            .post(app.url(&format!("/api/invitations/{token}/accept")))
+            .json(&json!({ "username": "mallory", "password": password }))
+            .send()
+    };
+    // The link is looked up first: a bogus one is gone, whatever else the request holds
+    // (a password too short to hash would otherwise be the answer).
+    let first = accept("bogus-0".into(), "short").await.unwrap();
+    assert_eq!(first.status(), 410);
+    // One address may try five times the sign-in limit, then waits.
+    let mut statuses = Vec::new();
+    for n in 1..8 {
+        statuses.push(
+            accept(format!("bogus-{n}"), "a long password")
+                .await
+                .unwrap()
+                .status()
+                .as_u16(),
+        );
+    }
+    assert_eq!(
+        statuses,
+        [410, 410, 410, 429, 429, 429, 429],
+        "{statuses:?}"
+    );
+}
