@@ -34,6 +34,8 @@ Configuration comes from the environment; nothing is required:
   ONCENOTE_TRASH_DAYS            the trash empties itself after this many days (30)
   ONCENOTE_HEADER_TIMEOUT_SECS   time allowed for a request's headers (10)
   ONCENOTE_BODY_TIMEOUT_SECS     time allowed for a request's body (30)
+  ONCENOTE_MAX_CONNECTIONS       connections open at once, then 503 (4096, less
+                                 if the open-file limit leaves less room)
   ONCENOTE_WRITE_BATCH           SQLite: writes that may share one commit (64)
   ONCENOTE_DB_POOL_SIZE          PostgreSQL connections per pool (8; two pools)
   ONCENOTE_DB_CONNECT_TIMEOUT_SECS  wait for a database connection (10)

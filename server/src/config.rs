@@ -37,6 +37,9 @@ pub struct Config {
     pub header_timeout: Duration,
     /// `ONCENOTE_BODY_TIMEOUT_SECS`: how long a request may take to send its body.
     pub body_timeout: Duration,
+    /// `ONCENOTE_MAX_CONNECTIONS`: connections open at once; past it a client gets 503.
+    /// Lowered at start to what the process's open-file limit leaves room for.
+    pub max_connections: usize,
     /// `ONCENOTE_ADMIN_USERNAME` and `ONCENOTE_ADMIN_PASSWORD`: the first admin, made at
     /// the first start (for installs without a person at the keyboard).
     pub admin: Option<(String, String)>,
@@ -212,6 +215,7 @@ impl Config {
                 .transpose()?
                 .unwrap_or_default(),
             header_timeout: Duration::from_secs(number("ONCENOTE_HEADER_TIMEOUT_SECS", 10)?.max(1)),
+            max_connections: number("ONCENOTE_MAX_CONNECTIONS", 4096)?.clamp(1, 1_000_000) as usize,
             body_timeout: Duration::from_secs(number("ONCENOTE_BODY_TIMEOUT_SECS", 30)?.max(1)),
             admin: match (var("ONCENOTE_ADMIN_USERNAME"), var("ONCENOTE_ADMIN_PASSWORD")) {
                 (Some(user), Some(password)) => Some((user, password)),
@@ -276,6 +280,7 @@ impl Config {
             build_id: None,
             allowed_hosts: Vec::new(),
             header_timeout: Duration::from_secs(10),
+            max_connections: 4096,
             body_timeout: Duration::from_secs(30),
             admin: None,
             signup_open: false,

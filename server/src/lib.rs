@@ -12,6 +12,7 @@ pub mod idempotency;
 pub mod memory;
 pub mod notes;
 pub mod offline;
+pub mod open_files;
 pub mod page_data;
 pub mod search;
 pub mod serve;

@@ -1,14 +1,20 @@
 //! The connection loop: axum's router on hyper, with the limits a server on a network
 //! needs and `axum::serve` does not set.
 //!
-//! - A client must send a request's headers within `header_timeout`, and an idle
-//!   keep-alive connection is closed after the same time (hyper starts that clock
-//!   whenever it waits for a request head), so a slowloris cannot hold connections open.
+//! - A new connection must send its first byte within `header_timeout` (hyper's header
+//!   clock starts only at the first byte, so a connection that says nothing was kept
+//!   forever), then its headers within `header_timeout`; an idle keep-alive connection is
+//!   closed after the same time. A slowloris cannot hold connections open.
+//! - At most `max_connections` are open at once. Past that a connection is answered at
+//!   once with 503 `too-many-connections` (problem+json, `Retry-After`) and closed, so a
+//!   flood of connections cannot use up the process's file descriptors and starve the
+//!   database and `/healthz` (see `open_files`).
 //! - A request body that stalls is cut off by the router's body timeout (see `startup`).
 //! - On shutdown the listener closes, idle connections close at once, requests in flight
 //!   finish (for at most `SHUTDOWN_GRACE`), then the function returns.
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
@@ -18,7 +24,9 @@ use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
-use tokio::net::TcpListener;
+use tokio::io::AsyncWriteExt;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
 use tower::ServiceExt;
 
 use crate::http::client::ClientAddr;
@@ -26,13 +34,26 @@ use crate::http::client::ClientAddr;
 /// The longest the server waits for requests in flight after a shutdown signal.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
+/// How long a refused connection is given to take its 503.
+const REFUSAL_WRITE: Duration = Duration::from_secs(1);
+
+/// The limits of the connection loop.
+#[derive(Clone, Copy, Debug)]
+pub struct ConnectionLimits {
+    /// For the first byte, for the headers, and for an idle keep-alive connection.
+    pub header_timeout: Duration,
+    /// Connections open at once.
+    pub max_connections: usize,
+}
+
 /// Serves `router` on `listener` until `shutdown` resolves.
 pub async fn serve(
     listener: TcpListener,
     router: Router,
-    header_timeout: Duration,
+    limits: ConnectionLimits,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    let header_timeout = limits.header_timeout;
     let mut builder = Builder::new(TokioExecutor::new());
     builder
         .http1()
@@ -43,6 +64,8 @@ pub async fn serve(
         .timer(TokioTimer::new())
         .keep_alive_interval(Some(header_timeout))
         .keep_alive_timeout(header_timeout);
+    let builder = Arc::new(builder);
+    let places = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
@@ -58,6 +81,10 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
+        let Ok(place) = places.clone().try_acquire_owned() else {
+            tokio::spawn(refuse(stream));
+            continue;
+        };
         let _ = stream.set_nodelay(true);
         let service = TowerToHyperService::new(router.clone().map_request(
             move |request: Request<Incoming>| {
@@ -66,12 +93,19 @@ pub async fn serve(
                 request
             },
         ));
-        let connection = builder
-            .serve_connection_with_upgrades(TokioIo::new(stream), service)
-            .into_owned();
-        let connection = graceful.watch(connection);
+        let (builder, watcher) = (builder.clone(), graceful.watcher());
         tokio::spawn(async move {
-            if let Err(error) = connection.await {
+            let _place = place;
+            // hyper's header timeout starts at the first byte: wait for it here.
+            let mut first = [0u8; 1];
+            match tokio::time::timeout(header_timeout, stream.peek(&mut first)).await {
+                Ok(Ok(n)) if n > 0 => {}
+                _ => return,
+            }
+            let connection = builder
+                .serve_connection_with_upgrades(TokioIo::new(stream), service)
+                .into_owned();
+            if let Err(error) = watcher.watch(connection).await {
                 tracing::debug!(error = %error, "connection ended with an error");
             }
         });
@@ -84,4 +118,44 @@ pub async fn serve(
         }
     }
     Ok(())
+}
+
+/// Answers a connection past the cap with 503 and closes it, without reading it.
+async fn refuse(mut stream: TcpStream) {
+    let body = r#"{"type":"/problems/too-many-connections","title":"Too many connections","status":503,"detail":"the server has as many connections open as it allows; try again in a moment"}"#;
+    let answer = format!(
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\n\
+         Retry-After: 1\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = tokio::time::timeout(REFUSAL_WRITE, async {
+        stream.write_all(answer.as_bytes()).await?;
+        stream.shutdown().await
+    })
+    .await;
+    refusals_logged();
+}
+
+/// Logs refused connections at most once a minute (a flood would otherwise flood the
+/// log too), with how many were refused since the last line.
+fn refusals_logged() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static REFUSED: AtomicU64 = AtomicU64::new(0);
+    static LOGGED_AT: AtomicU64 = AtomicU64::new(0);
+    let refused = REFUSED.fetch_add(1, Ordering::Relaxed) + 1;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let last = LOGGED_AT.load(Ordering::Relaxed);
+    if now >= last + 60
+        && LOGGED_AT
+            .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+    {
+        REFUSED.fetch_sub(refused, Ordering::Relaxed);
+        tracing::warn!(
+            refused,
+            "connections refused: as many are open as ONCENOTE_MAX_CONNECTIONS allows"
+        );
+    }
 }

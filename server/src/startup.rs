@@ -4,7 +4,6 @@
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::Context;
 use app::ssr_context::{FormKey, SignedInAs, SignupOpen, SiteAddress};
@@ -33,9 +32,10 @@ use crate::http::host::{self, AllowedHosts};
 use crate::http::security_headers;
 use crate::notes::{form, routes as notes_routes};
 use crate::offline::{self, ShellBuild};
+use crate::serve::ConnectionLimits;
 use crate::state::AppState;
 use crate::storage::Store;
-use crate::{error, health, page_data, serve, sweeper};
+use crate::{error, health, open_files, page_data, serve, sweeper};
 
 /// The name cargo-leptos gives the wasm, JS and CSS bundles (`output-name` in Cargo.toml).
 pub const OUTPUT_NAME: &str = "oncenote";
@@ -45,7 +45,7 @@ pub struct Application {
     listener: TcpListener,
     router: Router,
     store: Store,
-    header_timeout: Duration,
+    limits: ConnectionLimits,
 }
 
 impl Application {
@@ -72,7 +72,19 @@ impl Application {
         let base_url = format!("http://{}", listener.local_addr()?);
         accounts::setup::on_start(&store, &config, &base_url).await?;
         let shell = Arc::new(ShellBuild::detect(OUTPUT_NAME, config.build_id.clone()));
-        let header_timeout = config.header_timeout;
+        let max_connections =
+            open_files::connection_cap(config.max_connections, open_files::raise_to_hard_limit());
+        if max_connections < config.max_connections {
+            tracing::warn!(
+                max_connections,
+                "the open-file limit allows fewer connections than ONCENOTE_MAX_CONNECTIONS; \
+                 raise it (LimitNOFILE in the systemd unit, ulimit -n) to allow more"
+            );
+        }
+        let limits = ConnectionLimits {
+            header_timeout: config.header_timeout,
+            max_connections,
+        };
         let state = AppState {
             store: store.clone(),
             config: Arc::new(config),
@@ -84,7 +96,7 @@ impl Application {
             listener,
             router: router(state),
             store,
-            header_timeout,
+            limits,
         })
     }
 
@@ -99,7 +111,7 @@ impl Application {
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        serve::serve(self.listener, self.router, self.header_timeout, shutdown).await?;
+        serve::serve(self.listener, self.router, self.limits, shutdown).await?;
         self.store.close().await;
         Ok(())
     }

@@ -1,5 +1,7 @@
 //! Sessions. The cookie `oncenote_session` holds a random token (`HttpOnly`,
-//! `SameSite=Lax`, `Secure` over HTTPS); the database keeps its SHA-256, the user, and when
+//! `SameSite=Lax`); over HTTPS it is `__Host-oncenote_session` and `Secure`, so no other
+//! host — a sibling subdomain, a plain-HTTP page on the same name — can set or shadow
+//! it. The database keeps the token's SHA-256, the user, and when
 //! it expires. Every request's cookie is looked up once (`identify`); handlers ask for the
 //! signed-in person with the `SignedIn` and `AdminSignedIn` extractors, which answer 401
 //! (or 403) before anything else runs — so a request that fails authentication stores
@@ -19,8 +21,21 @@ use crate::http::client::{ClientAddr, is_https};
 use crate::state::AppState;
 use crate::timestamp;
 
-/// The session cookie's name.
+/// The session cookie's name over plain HTTP.
 pub const COOKIE: &str = "oncenote_session";
+/// The session cookie's name over HTTPS: the `__Host-` prefix makes browsers refuse it
+/// unless it is `Secure`, for `Path=/` and without a `Domain`.
+pub const SECURE_COOKIE: &str = "__Host-oncenote_session";
+
+/// The session cookie's name for a request's security.
+fn cookie_name(security: CookieSecurity) -> &'static str {
+    if security.0 { SECURE_COOKIE } else { COOKIE }
+}
+
+/// The session token a request brings (the `__Host-` cookie first).
+pub fn session_cookie(headers: &HeaderMap) -> Option<String> {
+    cookie(headers, SECURE_COOKIE).or_else(|| cookie(headers, COOKIE))
+}
 
 /// A session is kept alive at most this often (a write), not at every request.
 const KEEP_ALIVE_EVERY: Duration = Duration::from_secs(3600);
@@ -30,7 +45,7 @@ pub async fn identify(State(state): State<AppState>, mut request: Request, next:
     // A session kept alive in the database is kept alive in the browser too: its cookie
     // goes out again with the new lifetime.
     let mut renewed = None;
-    if let Some(token) = cookie(request.headers(), COOKIE) {
+    if let Some(token) = session_cookie(request.headers()) {
         let hash = tokens::digest(&token);
         let now = timestamp::now();
         match state
@@ -58,7 +73,10 @@ pub async fn identify(State(state): State<AppState>, mut request: Request, next:
         .headers()
         .get_all(header::SET_COOKIE)
         .iter()
-        .any(|v| v.as_bytes().starts_with(COOKIE.as_bytes()));
+        .any(|v| {
+            v.as_bytes().starts_with(COOKIE.as_bytes())
+                || v.as_bytes().starts_with(SECURE_COOKIE.as_bytes())
+        });
     if let Some(cookie) = renewed
         && !sets_session
     {
@@ -189,8 +207,9 @@ pub async fn start(
 /// `Set-Cookie` for a session token.
 fn set_cookie(token: &str, lifetime: Duration, security: CookieSecurity) -> HeaderValue {
     let secure = if security.0 { "; Secure" } else { "" };
+    let name = cookie_name(security);
     HeaderValue::from_str(&format!(
-        "{COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{secure}",
+        "{name}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{secure}",
         lifetime.as_secs()
     ))
     .expect("a token is hex")
@@ -199,8 +218,9 @@ fn set_cookie(token: &str, lifetime: Duration, security: CookieSecurity) -> Head
 /// `Set-Cookie` that ends the session cookie in the browser.
 pub fn clear_cookie(security: CookieSecurity) -> HeaderValue {
     let secure = if security.0 { "; Secure" } else { "" };
+    let name = cookie_name(security);
     HeaderValue::from_str(&format!(
-        "{COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0{secure}"
+        "{name}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0{secure}"
     ))
     .expect("a fixed cookie")
 }
@@ -227,6 +247,17 @@ mod tests {
         assert!(plain.contains("HttpOnly") && plain.contains("SameSite=Lax"));
         assert!(!plain.contains("Secure"));
         let secure = set_cookie("t", Duration::from_secs(60), CookieSecurity(true));
-        assert!(secure.to_str().unwrap().ends_with("; Secure"));
+        let secure = secure.to_str().unwrap();
+        assert!(
+            secure.starts_with("__Host-oncenote_session=t; Path=/;"),
+            "{secure}"
+        );
+        assert!(secure.ends_with("; Secure") && !secure.contains("Domain"));
+        assert!(
+            clear_cookie(CookieSecurity(true))
+                .to_str()
+                .unwrap()
+                .starts_with("__Host-")
+        );
     }
 }

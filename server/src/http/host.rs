@@ -44,21 +44,39 @@ fn host_name(host: &str) -> &str {
     }
 }
 
+/// The one host a request names: its `Host` header, or the authority of its target (an
+/// HTTP/2 request, an absolute URL). Two `Host` headers, or none at all (an HTTP/1.0
+/// request may leave it out), name no host: the check cannot vouch for those.
+fn named_host(request: &Request) -> Result<String, &'static str> {
+    let mut hosts = request.headers().get_all(header::HOST).iter();
+    match (hosts.next(), hosts.next()) {
+        (Some(_), Some(_)) => Err("(two Host headers)"),
+        (Some(host), None) => host
+            .to_str()
+            .map(str::to_owned)
+            .map_err(|_| "(a Host that is not text)"),
+        (None, _) => request
+            .uri()
+            .authority()
+            .map(|a| a.to_string())
+            .ok_or("(no Host)"),
+    }
+}
+
 /// Refuses requests for a host that is not ours with 421 `unknown-host`.
 pub async fn check(State(allowed): State<AllowedHosts>, request: Request, next: Next) -> Response {
-    let host = request
-        .headers()
-        .get(header::HOST)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned)
-        .or_else(|| request.uri().authority().map(|a| a.to_string()));
-    match host {
-        Some(host) if !allowed.allows(&host) => {
-            let error = ApiError::UnknownHost(host_name(&host).to_owned());
+    let refused = match named_host(&request) {
+        Ok(host) if allowed.allows(&host) => None,
+        Ok(host) => Some(host_name(&host).to_owned()),
+        Err(why) => Some(why.to_owned()),
+    };
+    match refused {
+        Some(host) => {
+            let error = ApiError::UnknownHost(host);
             error.log(None);
             error.into_response()
         }
-        _ => next.run(request).await,
+        None => next.run(request).await,
     }
 }
 

@@ -461,6 +461,20 @@ async fn the_session_cookie_is_secure_when_people_use_https() {
         .unwrap();
     let cookie = response.headers()["set-cookie"].to_str().unwrap();
     assert!(cookie.ends_with("; Secure"), "{cookie}");
+    // The __Host- prefix: no other host can set or shadow it, and it is read back.
+    let token = cookie
+        .strip_prefix("__Host-oncenote_session=")
+        .expect("the session cookie has the __Host- prefix over HTTPS")
+        .split(';')
+        .next()
+        .unwrap();
+    let me = anonymous()
+        .get(app.url("/api/me"))
+        .header("cookie", format!("__Host-oncenote_session={token}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(me.status(), 200);
 }
 
 #[tokio::test]

@@ -136,7 +136,10 @@ pub fn session_token(response: &reqwest::Response) -> Option<String> {
         .get_all("set-cookie")
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .find_map(|v| v.strip_prefix("oncenote_session="))
+        .find_map(|v| {
+            v.strip_prefix("oncenote_session=")
+                .or_else(|| v.strip_prefix("__Host-oncenote_session="))
+        })
         .map(|v| v.split(';').next().unwrap_or_default().to_owned())
         .filter(|v| !v.is_empty())
 }

@@ -57,6 +57,23 @@ async fn a_request_for_a_host_name_that_is_not_ours_is_refused_with_421() {
 }
 
 #[tokio::test]
+async fn a_request_with_two_hosts_or_none_is_refused_with_421() {
+    let app = spawn_app_with(|c| c.allowed_hosts = vec!["notes.example.com".into()]).await;
+    for request in [
+        &b"GET /healthz HTTP/1.1\r\nHost: notes.example.com\r\nHost: rebinding.attacker.example\r\nConnection: close\r\n\r\n"[..],
+        &b"GET /healthz HTTP/1.1\r\nHost: rebinding.attacker.example\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"[..],
+        &b"GET /healthz HTTP/1.0\r\n\r\n"[..],
+    ] {
+        let answer = app.send_raw(request).await;
+        assert_eq!(answer.status, 421, "{}", String::from_utf8_lossy(request));
+    }
+    let one = app
+        .send_raw(b"GET /healthz HTTP/1.0\r\nHost: notes.example.com\r\n\r\n")
+        .await;
+    assert_eq!(one.status, 200);
+}
+
+#[tokio::test]
 async fn a_page_allows_only_its_own_scripts_and_those_with_this_responses_nonce() {
     let app = spawn_app().await;
     let first = app.get("/").await;
@@ -185,6 +202,57 @@ async fn a_client_that_never_finishes_its_headers_is_cut_off() {
     let (_, closed_after) = read_until_closed(&mut stream, Duration::from_secs(10)).await;
     let closed_after = closed_after.expect("the server closed the connection");
     assert!(closed_after < Duration::from_secs(4), "{closed_after:?}");
+}
+
+#[tokio::test]
+async fn a_connection_that_never_sends_a_byte_is_closed_after_the_header_timeout() {
+    let app = spawn_app_with(|c| c.header_timeout = Duration::from_secs(1)).await;
+    let mut stream = connect(&app).await;
+    let (_, closed_after) = read_until_closed(&mut stream, Duration::from_secs(10)).await;
+    let closed_after = closed_after.expect("the silent connection was closed");
+    assert!(closed_after < Duration::from_secs(4), "{closed_after:?}");
+}
+
+#[tokio::test]
+async fn past_the_connection_cap_a_client_is_refused_with_503_and_the_server_recovers() {
+    let app = spawn_app_with(|c| {
+        c.max_connections = 8;
+        c.header_timeout = Duration::from_secs(30);
+    })
+    .await;
+    // Eight connections that say nothing hold every place.
+    let mut silent = Vec::new();
+    for _ in 0..8 {
+        silent.push(connect(&app).await);
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let refused = app
+        .send_raw(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        .await;
+    assert_eq!(refused.status, 503);
+    assert_eq!(
+        refused.header("content-type"),
+        Some("application/problem+json")
+    );
+    assert!(refused.header("retry-after").is_some());
+    assert!(String::from_utf8_lossy(&refused.body).contains("too-many-connections"));
+    // As they go, the server answers again.
+    drop(silent);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let answer = app
+            .send_raw(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            .await;
+        if answer.status == 200 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "still refused: {}",
+            answer.status
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 #[tokio::test]
