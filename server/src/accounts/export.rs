@@ -56,6 +56,18 @@ pub async fn download(
         .into_response())
 }
 
+/// An export of `notes` as `GET /api/export` writes it (for the import's tests).
+#[cfg(test)]
+pub(super) fn zip_of(notes: Vec<Note>) -> Vec<u8> {
+    write_zip(&Export {
+        format: FORMAT.into(),
+        version: 1,
+        exported_at: timestamp::format(timestamp::now()),
+        notes,
+    })
+    .expect("an export")
+}
+
 fn write_zip(export: &Export) -> anyhow::Result<Vec<u8>> {
     let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
     let options = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);

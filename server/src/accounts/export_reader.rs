@@ -112,7 +112,7 @@ fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -351,6 +351,27 @@ mod tests {
         assert_eq!(thousands(10_000), "10,000");
         assert_eq!(thousands(134_217_728), "134,217,728");
         assert_eq!(thousands(999), "999");
+    }
+
+    #[test]
+    fn an_export_of_as_many_notes_as_an_import_takes_with_the_longest_file_names_is_taken() {
+        // A title of 200 four-byte letters: every Markdown file's name is as long as any.
+        let title = "\u{1D400}".repeat(200);
+        let notes = (0..MAX_NOTES)
+            .map(|n| Note {
+                id: format!("00000000-0000-4000-8000-{n:012}"),
+                title: title.clone(),
+                body: "body text".into(),
+                written_at: "2026-11-30T05:00:00.000Z".into(),
+                created_at: "2026-11-30T05:00:00.000Z".into(),
+                updated_at: "2026-11-30T05:00:00.000Z".into(),
+                version: 1,
+                trashed_at: (n % 2 == 0).then(|| "2026-11-30T06:00:00.000Z".into()),
+                conflict_of: None,
+            })
+            .collect();
+        let zip = super::super::export::zip_of(notes);
+        assert_eq!(count_notes(&zip).unwrap(), MAX_NOTES);
     }
 
     #[test]
