@@ -375,6 +375,26 @@ mod tests {
     }
 
     #[test]
+    fn an_archive_whose_directory_is_past_the_budget_is_refused_for_its_entries() {
+        use std::io::Write;
+        // 200,000 empty entries: a directory of about 10 MB, read no further than 8 MiB.
+        let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        let stored = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored);
+        zip.start_file("notes.json", stored).unwrap();
+        zip.write_all(br#"{"format":"oncenote-export","notes":[]}"#)
+            .unwrap();
+        for n in 0..200_000 {
+            zip.start_file(format!("{n}"), stored).unwrap();
+        }
+        let zip = zip.finish().unwrap().into_inner();
+        match count_notes(&zip) {
+            Err(ApiError::ValidationFailed(why)) => assert!(why.contains("entries"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
     fn the_guard_follows_strings_through_escaped_quotes() {
         let mut guard = Guarded::new(std::io::empty());
         assert!(!guard.text_too_long(b"{\"a\":\"x\\\"y\",\"b\":\""));
