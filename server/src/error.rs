@@ -19,6 +19,9 @@ use app::api::Problem;
 pub enum ApiError {
     #[error("the request body is larger than {limit} bytes")]
     PayloadTooLarge { limit: usize },
+    /// An uploaded archive that unpacks to more than the server reads from it.
+    #[error("{0}")]
+    UnpacksTooLarge(String),
     #[error("{0}")]
     InvalidBody(String),
     #[error("the request body did not arrive in time")]
@@ -132,7 +135,7 @@ impl ApiError {
     /// The HTTP status and the stable slug of this error.
     pub fn status_and_slug(&self) -> (StatusCode, &'static str) {
         match self {
-            ApiError::PayloadTooLarge { .. } => {
+            ApiError::PayloadTooLarge { .. } | ApiError::UnpacksTooLarge(_) => {
                 (StatusCode::PAYLOAD_TOO_LARGE, "payload-too-large")
             }
             ApiError::InvalidBody(_) => (StatusCode::BAD_REQUEST, "invalid-body"),

@@ -1,36 +1,24 @@
-//! A person's notes, to take away and bring back: `GET /api/export` is a zip with
-//! `notes.json` (every note, in the trash or not, as the API shows it) and one Markdown
-//! file per note; `POST /api/import` takes such a zip and makes each note again through
-//! the ordinary idempotent create, with a key derived from the note's id — so importing
-//! the same export twice adds nothing (the second time every create is a replay).
+//! A person's notes, to take away: `GET /api/export` is a zip with `notes.json` (every
+//! note, in the trash or not, as the API shows it) and one Markdown file per note.
+//! `POST /api/import` (`import`) brings such a zip back.
 
-use std::io::{Cursor, Read, Write};
+use std::io::{Cursor, Write};
 
-use axum::body::Body;
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, header};
+use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use zip::write::SimpleFileOptions;
 
-use app::api::{NewNote, Note};
+use app::api::Note;
 
+use super::export_reader::FORMAT;
 use super::session::SignedIn;
 use crate::error::ApiError;
-use crate::http::body::read_at_most;
-use crate::idempotency::{self, IdempotencyKey};
-use crate::notes::changes::{IfMatch, Lifecycle, ValidLifecycle};
-use crate::notes::new_note::ValidNewNote;
-use crate::notes::writes::{ChangeLifecycle, CreateNote, CreateReply};
 use crate::state::AppState;
 use crate::timestamp;
 
-/// The largest export accepted for import.
-const IMPORT_MAX_BYTES: usize = 64 * 1024 * 1024;
-/// What `notes.json` says it is.
-const FORMAT: &str = "oncenote-export";
-
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize)]
 struct Export {
     format: String,
     version: u32,
@@ -66,6 +54,18 @@ pub async fn download(
         zip,
     )
         .into_response())
+}
+
+/// An export of `notes` as `GET /api/export` writes it (for the import's tests).
+#[cfg(test)]
+pub(super) fn zip_of(notes: Vec<Note>) -> Vec<u8> {
+    write_zip(&Export {
+        format: FORMAT.into(),
+        version: 1,
+        exported_at: timestamp::format(timestamp::now()),
+        notes,
+    })
+    .expect("an export")
 }
 
 fn write_zip(export: &Export) -> anyhow::Result<Vec<u8>> {
@@ -114,93 +114,6 @@ fn slug(title: &str) -> String {
         .join("-");
     let slug: String = slug.chars().take(40).collect();
     if slug.is_empty() { "note".into() } else { slug }
-}
-
-#[derive(Serialize, Default)]
-struct Imported {
-    /// Notes made by this import.
-    imported: usize,
-    /// Notes an earlier import of the same export had made already.
-    already_there: usize,
-    /// Notes that could not be made, with why.
-    failed: Vec<String>,
-}
-
-/// `POST /api/import` with a zip made by `GET /api/export`.
-pub async fn upload(
-    State(state): State<AppState>,
-    SignedIn(viewer): SignedIn,
-    headers: HeaderMap,
-    body: Body,
-) -> Result<Response, ApiError> {
-    let bytes = read_at_most(
-        &headers,
-        body,
-        state.config.body_timeout * 4,
-        IMPORT_MAX_BYTES,
-    )
-    .await?;
-    let export = read_zip(&bytes)?;
-    let mut result = Imported::default();
-    for note in export.notes {
-        let made = import_one(&state, &viewer.user_id, &note).await;
-        match made {
-            Ok(true) => result.imported += 1,
-            Ok(false) => result.already_there += 1,
-            Err(error) => result.failed.push(format!("{:?}: {error}", note.title)),
-        }
-    }
-    tracing::info!(
-        imported = result.imported,
-        already_there = result.already_there,
-        failed = result.failed.len(),
-        "import done"
-    );
-    Ok(axum::Json(result).into_response())
-}
-
-fn read_zip(bytes: &[u8]) -> Result<Export, ApiError> {
-    let invalid =
-        |why: String| ApiError::InvalidBody(format!("this is not an oncenote export: {why}"));
-    let mut zip = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| invalid(e.to_string()))?;
-    let mut file = zip
-        .by_name("notes.json")
-        .map_err(|e| invalid(e.to_string()))?;
-    let mut json = Vec::new();
-    file.read_to_end(&mut json)
-        .map_err(|e| invalid(e.to_string()))?;
-    let export: Export = serde_json::from_slice(&json).map_err(|e| invalid(e.to_string()))?;
-    if export.format != FORMAT {
-        return Err(invalid(format!("its format is {:?}", export.format)));
-    }
-    Ok(export)
-}
-
-/// Makes one exported note again (and moves it to the trash if it was there). True if it
-/// is new, false if an earlier import made it.
-async fn import_one(state: &AppState, scope: &str, note: &Note) -> Result<bool, ApiError> {
-    let key = IdempotencyKey::parse(&format!("import-{}", note.id))?;
-    let create = CreateNote {
-        note: ValidNewNote::parse(NewNote {
-            title: note.title.clone(),
-            body: note.body.clone(),
-            written_at: note.written_at.clone(),
-        })?,
-        reply: CreateReply::Json,
-    };
-    let answer = idempotency::execute(state, scope, &key, create).await?;
-    let made: Note =
-        serde_json::from_slice(&answer.stored.body).map_err(|e| ApiError::Internal(e.into()))?;
-    if note.trashed_at.is_some() {
-        let trash = ChangeLifecycle(ValidLifecycle {
-            id: made.id,
-            change: Lifecycle::Trash,
-            if_match: IfMatch::Absent,
-        });
-        let key = IdempotencyKey::parse(&format!("import-trash-{}", note.id))?;
-        idempotency::execute(state, scope, &key, trash).await?;
-    }
-    Ok(!answer.replayed)
 }
 
 #[cfg(test)]

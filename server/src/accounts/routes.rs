@@ -16,7 +16,7 @@ use axum::routing::{get, post, put};
 use serde::{Deserialize, Serialize};
 
 use super::session::{AdminSignedIn, CookieSecurity, SignedIn, clear_cookie, start};
-use super::{Viewer, actions, export, setup};
+use super::{Viewer, actions, export, import, setup};
 use crate::error::ApiError;
 use crate::http::body::{parse_json, read_limited, require_json};
 use crate::http::client::{ClientAddr, client_ip};
@@ -45,7 +45,7 @@ pub fn router() -> Router<AppState> {
         .route("/api/users/{id}/disable", allow(post(disable_user), "POST"))
         .route("/api/users/{id}/enable", allow(post(enable_user), "POST"))
         .route("/api/export", allow(get(export::download), "GET"))
-        .route("/api/import", allow(post(export::upload), "POST"))
+        .route("/api/import", allow(post(import::upload), "POST"))
 }
 
 #[derive(Deserialize)]

@@ -80,6 +80,30 @@ pub fn require_json(headers: &HeaderMap) -> Result<(), ApiError> {
     }
 }
 
+/// The body must be declared as a zip archive: `application/zip`, or
+/// `application/x-zip-compressed` (what some systems call a `.zip` file).
+pub fn require_zip(headers: &HeaderMap) -> Result<(), ApiError> {
+    let declared = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        });
+    match declared.as_deref() {
+        Some("application/zip" | "application/x-zip-compressed") => Ok(()),
+        Some(other) => Err(ApiError::UnsupportedMediaType(format!(
+            "the body must be a zip archive (application/zip), not {other:?}"
+        ))),
+        None => Err(ApiError::UnsupportedMediaType(
+            "the Content-Type header is missing; send application/zip".into(),
+        )),
+    }
+}
+
 /// Parses a JSON body into `T`; `what` names it in the error ("a note").
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T, ApiError> {
     serde_json::from_slice(bytes)

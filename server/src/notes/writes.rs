@@ -52,6 +52,20 @@ impl Operation for CreateNote {
         key: &IdempotencyKey,
     ) -> Result<Applied, ApiError> {
         let fingerprint = self.fingerprint();
+        // A key that an edit, a move or a delete for good recorded (its idempotency row
+        // expired since) is not this create's to use. Its note's first revision carries a
+        // create's key too; that case is the insert's conflict below.
+        match tx.past_write(scope, key).await? {
+            None
+            | Some((
+                PastWrite::Revision {
+                    kind: RevisionKind::Create,
+                    ..
+                },
+                _,
+            )) => {}
+            Some(_) => return Err(ApiError::IdempotencyKeyReused),
+        }
         let note = self.note.to_note();
         if tx.insert_note(scope, key, &fingerprint, &note).await? {
             tracing::info!(note_id = %note.id, "note saved");

@@ -779,6 +779,7 @@ async fn an_export_imported_twice_adds_its_notes_once() {
     assert_eq!(trash["notes"][0]["title"], "In the trash");
     let not_a_zip = bea
         .post(app.url("/api/import"))
+        .header("content-type", "application/zip")
         .body("hello")
         .send()
         .await

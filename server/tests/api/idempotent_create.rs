@@ -175,6 +175,59 @@ async fn the_sweeper_deletes_expired_keys_and_the_note_still_answers_a_late_retr
     assert_eq!(app.note_count().await, 1);
 }
 
+/// Waits until the sweeper has deleted every idempotency row (their TTL is zero).
+async fn wait_for_the_sweeper(app: &crate::helpers::TestApp) {
+    let mut waited = Duration::ZERO;
+    while app.key_count().await > 0 {
+        assert!(
+            waited < Duration::from_secs(10),
+            "the sweeper did not run in 10 s"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        waited += Duration::from_millis(50);
+    }
+}
+
+#[tokio::test]
+async fn a_key_used_for_an_edit_a_move_or_a_purge_then_expired_is_refused_for_a_create_with_422() {
+    let app = spawn_app_with(|config| {
+        config.idempotency_ttl = Duration::ZERO;
+        config.sweep_interval = Duration::from_millis(100);
+    })
+    .await;
+    let note = app.create("Plan", "one\n").await;
+    let edit = serde_json::json!({ "title": "Plan", "body": "two\n", "base_version": 1,
+        "written_at": "2026-11-30T05:00:00.000Z" });
+    assert_eq!(
+        app.patch_note(&note.id, "edit-key", &edit, &[])
+            .await
+            .status(),
+        200
+    );
+    assert_eq!(
+        app.delete_note(&note.id, "trash-key", false).await.status(),
+        200
+    );
+    let gone = app.create("Gone", "three\n").await;
+    assert_eq!(
+        app.delete_note(&gone.id, "purge-key", true).await.status(),
+        204
+    );
+    wait_for_the_sweeper(&app).await;
+    let notes = app.note_count().await;
+
+    for key in ["edit-key", "trash-key", "purge-key"] {
+        let reused = app.post_note(Some(key), &note_json("Another")).await;
+        assert_eq!(
+            reused.status(),
+            422,
+            "a create under the {key} of another write"
+        );
+        assert_eq!(problem_of(reused).await.slug(), "idempotency-key-reused");
+    }
+    assert_eq!(app.note_count().await, notes, "nothing was written");
+}
+
 #[tokio::test]
 async fn a_busy_database_is_503_database_busy_not_409_and_writes_nothing() {
     let app = spawn_app_with(|config| config.key_wait = Duration::from_millis(300)).await;

@@ -8,6 +8,7 @@ mod helpers;
 mod hostile_inputs;
 mod http_hardening;
 mod idempotent_create;
+mod import;
 mod lifecycle;
 mod notes_routes;
 mod offline_shell;
