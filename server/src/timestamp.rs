@@ -30,9 +30,13 @@ pub fn format(at: DateTime<Utc>) -> String {
 }
 
 /// Reads a client's RFC 3339 time (any offset) and writes it in UTC to the millisecond,
-/// the precision browsers have, so equal instants have one spelling.
+/// the precision browsers have, so equal instants have one spelling. A time before 1970
+/// is no time a browser pressed Save at: `None`, like text that is no time.
 pub fn normalize_client_time(text: &str) -> Option<String> {
     let parsed = DateTime::parse_from_rfc3339(text.trim()).ok()?;
+    if parsed.timestamp() < 0 {
+        return None;
+    }
     Some(
         parsed
             .with_timezone(&Utc)
@@ -40,9 +44,48 @@ pub fn normalize_client_time(text: &str) -> Option<String> {
     )
 }
 
+/// How far ahead of the server's clock a client's `written_at` may be and still be
+/// believed (clocks drift; a device's clock set days ahead is not a fact about the note).
+pub const CLIENT_CLOCK_TOLERANCE: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// The time a note records as written: the client's `written_at` (normalized), or `now`
+/// (the time the server received the write) when the client's is further ahead of `now`
+/// than [`CLIENT_CLOCK_TOLERANCE`]. The fingerprint keeps the client's value, so a retry
+/// of the same request is still the same request.
+pub fn believable_written_at(written_at: &str, now: DateTime<Utc>) -> String {
+    let latest = after(now, CLIENT_CLOCK_TOLERANCE);
+    match DateTime::parse_from_rfc3339(written_at) {
+        Ok(time) if time.with_timezone(&Utc) <= latest => written_at.to_owned(),
+        _ => format(now),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_time_before_1970_is_no_client_time() {
+        assert_eq!(normalize_client_time("0001-01-01T00:00:00Z"), None);
+        assert_eq!(normalize_client_time("1969-12-31T23:59:59.999Z"), None);
+        assert!(normalize_client_time("1970-01-01T00:00:00Z").is_some());
+    }
+
+    #[test]
+    fn a_written_at_far_ahead_of_the_server_is_stored_as_the_time_received() {
+        let now = DateTime::parse_from_rfc3339("2026-11-30T05:00:00Z")
+            .unwrap()
+            .to_utc();
+        let slightly = "2026-11-30T05:04:00.000Z";
+        assert_eq!(believable_written_at(slightly, now), slightly);
+        let past = "2020-01-01T00:00:00.000Z";
+        assert_eq!(believable_written_at(past, now), past);
+        assert_eq!(
+            believable_written_at("9999-12-31T23:59:59.000Z", now),
+            format(now)
+        );
+        assert_eq!(believable_written_at("2026-12-03T05:00:00.000Z", now), format(now));
+    }
 
     #[test]
     fn client_times_in_any_offset_become_utc_milliseconds() {

@@ -101,7 +101,8 @@ impl ValidNoteEdit {
         }
         let written_at = timestamp::normalize_client_time(&request.written_at).ok_or_else(|| {
             invalid(format!(
-                "written_at must be an RFC 3339 time such as 2026-11-30T05:00:00.000Z, got {:?}",
+                "written_at must be an RFC 3339 time from 1970 on, such as \
+                 2026-11-30T05:00:00.000Z, got {:?}",
                 request.written_at
             ))
         })?;

@@ -22,7 +22,8 @@ impl ValidNewNote {
             .map_err(|e| ApiError::ValidationFailed(e.to_string()))?;
         let written_at = timestamp::normalize_client_time(&request.written_at).ok_or_else(|| {
             ApiError::ValidationFailed(format!(
-                "written_at must be an RFC 3339 time such as 2026-11-30T05:00:00.000Z, got {:?}",
+                "written_at must be an RFC 3339 time from 1970 on, such as \
+                 2026-11-30T05:00:00.000Z, got {:?}",
                 request.written_at
             ))
         })?;
@@ -33,14 +34,16 @@ impl ValidNewNote {
         })
     }
 
-    /// The note this request creates: a new id, created now, version 1.
+    /// The note this request creates: a new id, created now, version 1 — written when the
+    /// client says, unless that is ahead of the server's clock past the tolerance.
     pub fn to_note(&self) -> Note {
-        let now = timestamp::format(timestamp::now());
+        let received = timestamp::now();
+        let now = timestamp::format(received);
         Note {
             id: uuid::Uuid::new_v4().to_string(),
             title: self.title.clone(),
             body: self.body.clone(),
-            written_at: self.written_at.clone(),
+            written_at: timestamp::believable_written_at(&self.written_at, received),
             created_at: now.clone(),
             updated_at: now,
             version: 1,

@@ -272,7 +272,7 @@ impl EditNote {
             id: uuid::Uuid::new_v4().to_string(),
             title: format!("{}{COPY_SUFFIX}", title.trim_end()),
             body: body.to_owned(),
-            written_at: self.0.written_at.clone(),
+            written_at: timestamp::believable_written_at(&self.0.written_at, timestamp::now()),
             created_at: now.to_owned(),
             updated_at: now.to_owned(),
             version: 1,

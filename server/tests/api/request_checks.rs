@@ -182,3 +182,57 @@ async fn a_wrong_method_is_405_with_allow_naming_the_methods_of_that_route() {
         assert_eq!(problem_of(response).await.slug(), "method-not-allowed");
     }
 }
+
+#[tokio::test]
+async fn a_written_at_before_1970_is_422_and_nothing_is_written() {
+    let app = spawn_app().await;
+    for when in ["0001-01-01T00:00:00Z", "1969-12-31T23:59:59Z"] {
+        let body = serde_json::json!({ "title": "Old", "body": "b", "written_at": when });
+        let response = app.post_note(Some(&format!("old-{when}")), &body).await;
+        assert_eq!(response.status(), 422, "{when}");
+        assert_eq!(problem_of(response).await.slug(), "validation-failed");
+    }
+    let created = app.create("Ahead", "a / b / c").await;
+    let edit = serde_json::json!({
+        "title": "Ahead", "body": "x", "base_version": 1, "written_at": "0001-01-01T00:00:00Z"
+    });
+    let response = app.patch_note(&created.id, "old-edit", &edit, &[]).await;
+    assert_eq!(response.status(), 422);
+    assert_eq!(app.note_count().await, 1);
+}
+
+#[tokio::test]
+async fn a_written_at_far_ahead_of_the_server_is_stored_as_the_time_received_and_replays() {
+    let app = spawn_app().await;
+    let body = serde_json::json!({
+        "title": "From a clock in the year 9999", "body": "b", "written_at": "9999-12-31T23:59:59Z"
+    });
+    let before = chrono::Utc::now();
+    let first = app.post_note(Some("future"), &body).await;
+    assert_eq!(first.status(), 201);
+    let note: app::api::Note = first.json().await.unwrap();
+    let written = chrono::DateTime::parse_from_rfc3339(&note.written_at)
+        .unwrap()
+        .to_utc();
+    assert!(
+        written >= before - chrono::Duration::seconds(1)
+            && written <= chrono::Utc::now() + chrono::Duration::seconds(1),
+        "stored as written at {written}"
+    );
+    // The same request again is the same request: replayed, not refused.
+    let again = app.post_note(Some("future"), &body).await;
+    assert_eq!(again.status(), 201);
+    let replayed: app::api::Note = again.json().await.unwrap();
+    assert_eq!(replayed.id, note.id);
+    // A clock a few minutes fast is believed.
+    let soon = (chrono::Utc::now() + chrono::Duration::seconds(60))
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let body = serde_json::json!({ "title": "Slightly ahead", "body": "b", "written_at": soon });
+    let note: app::api::Note = app
+        .post_note(Some("soon"), &body)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(note.written_at, soon);
+}
