@@ -84,7 +84,10 @@ mod tests {
             believable_written_at("9999-12-31T23:59:59.000Z", now),
             format(now)
         );
-        assert_eq!(believable_written_at("2026-12-03T05:00:00.000Z", now), format(now));
+        assert_eq!(
+            believable_written_at("2026-12-03T05:00:00.000Z", now),
+            format(now)
+        );
     }
 
     #[test]

@@ -95,7 +95,10 @@ fn latest_unsent_edit(page: PageState, note_id: &str) -> Option<String> {
 /// Makes an intent of `kind`, stores it (before anything is sent), shows it, and starts
 /// sending. Nothing happens if it cannot be stored.
 fn enqueue(page: PageState, kind: IntentKind) -> Result<SaveIntent, NotWritten> {
-    let intent = SaveIntent::new(uuid::Uuid::new_v4().to_string(), kind, now_rfc3339());
+    let intent = SaveIntent {
+        seq: Some(intent_store::next_seq()),
+        ..SaveIntent::new(uuid::Uuid::new_v4().to_string(), kind, now_rfc3339())
+    };
     intent_store::insert(&intent)?;
     page.queue.add(intent.clone());
     drain(page);

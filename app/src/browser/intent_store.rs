@@ -12,7 +12,7 @@
 use gloo_storage::{LocalStorage, Storage};
 
 use super::{namespace, notes_cache};
-use crate::save::intent::{SaveIntent, read_stored};
+use crate::save::intent::{SaveIntent, queue_order, read_stored};
 use crate::state::queue::QueueEntry;
 
 /// Where this person's intents are kept: `oncenote.u.<person>.intent.<key>`.
@@ -69,11 +69,43 @@ pub fn load_all() -> Vec<QueueEntry> {
     entries
 }
 
-fn order(entry: &QueueEntry) -> (&str, &str) {
+/// Unreadable entries first (they are shown, not sent), then intents in press order.
+fn order(entry: &QueueEntry) -> (bool, (bool, u64, &str, &str)) {
     match entry {
-        QueueEntry::Intent(intent) => (&intent.written_at, &intent.key),
-        QueueEntry::Unreadable { storage_key, .. } => ("", storage_key),
+        QueueEntry::Intent(intent) => (true, queue_order(intent)),
+        QueueEntry::Unreadable { storage_key, .. } => (false, (false, 0, "", storage_key)),
     }
+}
+
+/// The press counter: `oncenote.u.<person>.press-counter`, shared by the tabs.
+fn counter_entry() -> String {
+    namespace::key("press-counter")
+}
+
+/// The next press's place in the queue: one more than any before it in this browser —
+/// the stored counter, or any stored intent's, whichever is higher (so a counter lost
+/// with a cleared entry never goes back while intents wait). Never the clock.
+pub fn next_seq() -> u64 {
+    let storage = LocalStorage::raw();
+    let stored: u64 = storage
+        .get_item(&counter_entry())
+        .ok()
+        .flatten()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    let highest_waiting = load_all()
+        .iter()
+        .filter_map(|entry| match entry {
+            QueueEntry::Intent(intent) => intent.seq,
+            QueueEntry::Unreadable { .. } => None,
+        })
+        .max()
+        .unwrap_or(0);
+    let next = stored.max(highest_waiting) + 1;
+    // If the browser refuses this small write, the intent's own write is refused next
+    // and Save says so; the intents' counters still keep the order.
+    let _ = storage.set_item(&counter_entry(), &next.to_string());
+    next
 }
 
 /// One intent as stored now: `None` if it is gone (or no longer readable).

@@ -65,11 +65,34 @@ pub struct SaveIntent {
     pub key: String,
     #[serde(flatten)]
     pub kind: IntentKind,
-    /// When Save was pressed, RFC 3339: part of the payload, and the queue's order.
+    /// When Save was pressed, RFC 3339, as the device's clock said: part of the payload,
+    /// shown to the person — never the queue's order (a clock can be stepped back).
     pub written_at: String,
+    /// Where this press stands among this browser's presses: a counter that only goes up,
+    /// kept beside the intents. The queue is sent in this order. `None` for an intent made
+    /// by a version of the page from before the counter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq: Option<u64>,
     /// Attempts spent on this intent so far, over all bursts.
     pub attempts: u32,
     pub state: IntentState,
+}
+
+/// The order the queue is sent in: the order of the presses, by their counter. Intents
+/// made before the counter existed come first (they are older than any press since),
+/// among themselves by the time they were made; equal counters (two tabs pressing in the
+/// same instant) by key.
+pub fn queue_order(intent: &SaveIntent) -> (bool, u64, &str, &str) {
+    (
+        intent.seq.is_some(),
+        intent.seq.unwrap_or(0),
+        if intent.seq.is_some() {
+            ""
+        } else {
+            &intent.written_at
+        },
+        &intent.key,
+    )
 }
 
 /// The request one attempt makes.
@@ -92,6 +115,7 @@ impl SaveIntent {
                 body: body.to_owned(),
             },
             written_at,
+            seq: None,
             attempts: 0,
             state: IntentState::Queued,
         }
@@ -104,6 +128,7 @@ impl SaveIntent {
             key,
             kind,
             written_at,
+            seq: None,
             attempts: 0,
             state: IntentState::Queued,
         }
@@ -430,5 +455,43 @@ mod tests {
         let sent: NewNote = serde_json::from_str(&request.body).unwrap();
         assert_eq!(sent.written_at, "2026-01-01T00:00:00.000Z");
         assert_eq!(sent.title, "t");
+    }
+
+    #[test]
+    fn the_queue_keeps_the_order_of_presses_whatever_the_clock_said() {
+        let press = |key: &str, written_at: &str, seq: Option<u64>| SaveIntent {
+            seq,
+            ..SaveIntent::create(key.into(), "t", "b", written_at.into())
+        };
+        // Pressed first with the clock three days ahead, then after it was set back.
+        let first = press("zz-first", "2026-12-04T10:00:00.000Z", Some(7));
+        let second = press("aa-second", "2026-12-01T10:00:00.000Z", Some(8));
+        // Made by a page from before the counter: older than both.
+        let legacy_late = press("k-old-2", "2026-11-30T09:00:00.000Z", None);
+        let legacy_early = press("k-old-1", "2026-11-30T08:00:00.000Z", None);
+        let mut queue = vec![&second, &legacy_late, &first, &legacy_early];
+        queue.sort_by(|a, b| queue_order(a).cmp(&queue_order(b)));
+        let keys: Vec<&str> = queue.iter().map(|i| i.key.as_str()).collect();
+        assert_eq!(keys, ["k-old-1", "k-old-2", "zz-first", "aa-second"]);
+    }
+
+    #[test]
+    fn an_intent_without_a_counter_still_reads_and_one_with_it_keeps_it() {
+        let before_the_counter = serde_json::to_string(&SaveIntent::create(
+            "k".into(),
+            "t",
+            "b",
+            "2026-11-30T05:00:00.000Z".into(),
+        ))
+        .unwrap();
+        assert!(!before_the_counter.contains("seq"));
+        let intent = read_stored(&before_the_counter).unwrap();
+        assert_eq!(intent.seq, None);
+        let with = SaveIntent {
+            seq: Some(42),
+            ..intent
+        };
+        let stored = serde_json::to_string(&with).unwrap();
+        assert_eq!(read_stored(&stored).unwrap().seq, Some(42));
     }
 }

@@ -99,13 +99,14 @@ impl ValidNoteEdit {
                 "base_version is a note's version (1 or more), got {base}"
             )));
         }
-        let written_at = timestamp::normalize_client_time(&request.written_at).ok_or_else(|| {
-            invalid(format!(
-                "written_at must be an RFC 3339 time from 1970 on, such as \
+        let written_at =
+            timestamp::normalize_client_time(&request.written_at).ok_or_else(|| {
+                invalid(format!(
+                    "written_at must be an RFC 3339 time from 1970 on, such as \
                  2026-11-30T05:00:00.000Z, got {:?}",
-                request.written_at
-            ))
-        })?;
+                    request.written_at
+                ))
+            })?;
         if if_match == IfMatch::Absent && request.base_version.is_none() {
             return Err(ApiError::PreconditionRequired);
         }

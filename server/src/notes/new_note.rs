@@ -20,13 +20,14 @@ impl ValidNewNote {
     pub fn parse(request: NewNote) -> Result<Self, ApiError> {
         validate_draft(&request.title, &request.body)
             .map_err(|e| ApiError::ValidationFailed(e.to_string()))?;
-        let written_at = timestamp::normalize_client_time(&request.written_at).ok_or_else(|| {
-            ApiError::ValidationFailed(format!(
-                "written_at must be an RFC 3339 time from 1970 on, such as \
+        let written_at =
+            timestamp::normalize_client_time(&request.written_at).ok_or_else(|| {
+                ApiError::ValidationFailed(format!(
+                    "written_at must be an RFC 3339 time from 1970 on, such as \
                  2026-11-30T05:00:00.000Z, got {:?}",
-                request.written_at
-            ))
-        })?;
+                    request.written_at
+                ))
+            })?;
         Ok(Self {
             title: request.title.trim().to_owned(),
             body: request.body,
