@@ -46,6 +46,17 @@ const SWEEP_BATCH: i64 = 500;
 const SEARCH_DOCUMENT: &str = "setweight(to_tsvector('simple', $1), 'A') || \
      setweight(to_tsvector('simple', $2), 'B') || setweight(to_tsvector('simple', $3), 'C')";
 
+/// The full-text match of a search: `q` the parsed query (`$1`, from
+/// `SearchQuery::to_tsquery`), `$2` the person's [`scope_lexeme`]. Both go to the index
+/// `notes_scoped_search` together, so it yields the person's own matches only: another
+/// person's notes holding the word are never read, and cannot show in the time taken.
+pub const SEARCH_MATCH: &str = "search_scope @@ $2::tsquery AND search @@ q";
+
+/// The scope as a tsquery of its one lexeme (as `search_scope` holds it).
+pub fn scope_lexeme(scope: &str) -> String {
+    crate::search::query::lexeme(scope)
+}
+
 #[derive(Clone)]
 pub struct PgStore {
     /// Connections for writes (and sweeps).
@@ -225,11 +236,12 @@ impl PgStore {
         // SQLite); ties go to the newer note.
         let rows: Vec<NoteRow> = sqlx::query_as(&format!(
             "SELECT {NOTE_COLUMNS} FROM notes, to_tsquery('simple', $1) AS q \
-             WHERE scope = $2 AND trashed_at IS NULL AND search @@ q \
+             WHERE scope = $3 AND trashed_at IS NULL AND {SEARCH_MATCH} \
              ORDER BY ts_rank_cd('{{0.1, 0.1, 0.1, 1.0}}', search, q, 1) DESC, created_at DESC, id \
-             LIMIT $3 OFFSET $4"
+             LIMIT $4 OFFSET $5"
         ))
         .bind(query.to_tsquery())
+        .bind(scope_lexeme(scope))
         .bind(scope)
         .bind(i64::from(limit))
         .bind(i64::from(offset))
