@@ -451,6 +451,49 @@ async fn the_full_text_match_of_one_persons_search_yields_none_of_another_person
     );
 }
 
+#[tokio::test]
+async fn a_search_document_folded_by_the_earlier_rule_is_made_again_at_start() {
+    let app = spawn_app().await;
+    if app.db.backend != Backend::Postgres {
+        // FTS5 folds the text itself: SQLite keeps no document of the server's making.
+        return;
+    }
+    let note = app.create("ΣΟΦΙΑΣ", "किताब").await;
+    // The document as the earlier rule folded it (final sigma kept, spacing vowel signs
+    // dropped), and the database as it was before the migration that lists such notes.
+    sqlx::query(
+        "UPDATE notes SET search = setweight(to_tsvector('simple', 'σοφιας'), 'A') || \
+         setweight(to_tsvector('simple', 'कतब'), 'B') WHERE id = $1",
+    )
+    .bind(&note.id)
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    sqlx::query("DROP TABLE IF EXISTS search_refold")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    sqlx::query("DELETE FROM _sqlx_migrations WHERE version = 20261205000002")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    // A server starting on that database migrates it and makes the document again.
+    let replica = app.replica_with(|_| {}).await;
+    for q in ["σοφιας", "ΣΟΦΙΑΣ", "किताब"] {
+        let page: SearchPage = app
+            .client
+            .get(replica.url("/api/search"))
+            .query(&[("q", q)])
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(titles(&page), ["ΣΟΦΙΑΣ"], "query {q:?}");
+    }
+}
+
 /// Adds `count` notes to `scope` straight through SQL (the search index kept as the
 /// store keeps it), each body holding `word`.
 async fn add_notes(app: &TestApp, scope: &str, prefix: &str, word: &str, count: i64) {

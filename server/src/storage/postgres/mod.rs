@@ -105,6 +105,9 @@ impl PgStore {
             .run(&pool)
             .await
             .context("could not apply the database migrations")?;
+        refold(&pool)
+            .await
+            .context("could not make the listed search documents again")?;
         Ok(Self {
             pool,
             reader,
@@ -725,11 +728,56 @@ async fn insert_revision(
 
 /// The three parts of a note's search document (see `SEARCH_DOCUMENT`).
 fn search_parts(note: &Note) -> (String, String, String) {
+    search_parts_of(&note.title, &note.body)
+}
+
+fn search_parts_of(title: &str, body: &str) -> (String, String, String) {
     (
-        document::words(&note.title),
-        document::words(&note.body),
-        cjk::bigrams(&format!("{}\n{}", note.title, note.body)),
+        document::words(title),
+        document::words(body),
+        cjk::bigrams(&format!("{title}\n{body}")),
     )
+}
+
+/// Makes again the search documents of the notes listed in `search_refold` (by a
+/// migration, when the folding rule changed), a batch per transaction; replicas starting
+/// together share the list.
+async fn refold(pool: &PgPool) -> anyhow::Result<()> {
+    loop {
+        let mut tx = pool.begin().await?;
+        let ids: Vec<String> = sqlx::query_scalar(
+            "DELETE FROM search_refold WHERE note_id IN \
+             (SELECT note_id FROM search_refold LIMIT $1 FOR UPDATE SKIP LOCKED) \
+             RETURNING note_id",
+        )
+        .bind(SWEEP_BATCH)
+        .fetch_all(&mut *tx)
+        .await?;
+        if ids.is_empty() {
+            return Ok(());
+        }
+        for id in ids {
+            let note: Option<(String, String)> =
+                sqlx::query_as("SELECT title, body FROM notes WHERE id = $1 FOR UPDATE")
+                    .bind(&id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            let Some((title, body)) = note else {
+                continue;
+            };
+            let (title, body, cjk) = search_parts_of(&title, &body);
+            sqlx::query(&format!(
+                "UPDATE notes SET search = {SEARCH_DOCUMENT} WHERE id = $4"
+            ))
+            .bind(title)
+            .bind(body)
+            .bind(cjk)
+            .bind(&id)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+    }
 }
 
 /// Inserts a note carrying its key; false if the key already has its note.
