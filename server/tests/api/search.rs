@@ -533,6 +533,44 @@ async fn add_notes(app: &TestApp, scope: &str, prefix: &str, word: &str, count: 
     }
 }
 
+#[tokio::test]
+async fn a_search_on_postgresql_is_planned_on_the_scoped_index_whatever_the_word() {
+    let app = spawn_app().await;
+    if app.db.backend != Backend::Postgres {
+        // SQLite has no choice to make: the MATCH is always the FTS5 index's.
+        return;
+    }
+    // Two people with half the notes each, one word in every note of the admin's: the
+    // word's own statistics would make a sequential scan look cheaper for it, reading
+    // everyone's notes, while a word nobody holds would take the index, and the time
+    // would tell them apart.
+    let admin = user_id(&app, crate::helpers::ADMIN).await;
+    add_notes(&app, &admin, "admin-", "needle", 20_000).await;
+    app.new_user("bea").await;
+    let bea = user_id(&app, "bea").await;
+    add_notes(&app, &bea, "bea-", "haystack", 20_000).await;
+    for q in ["needle", "nowhere", "haystack"] {
+        let query = server::search::query::parse(q).unwrap();
+        let plan: Vec<String> = sqlx::query_scalar(&format!(
+            "EXPLAIN {}",
+            server::storage::postgres::search_sql()
+        ))
+        .bind(query.to_tsquery())
+        .bind(server::storage::postgres::scope_lexeme(&bea))
+        .bind(&bea)
+        .bind(21_i64)
+        .bind(0_i64)
+        .fetch_all(&app.pool)
+        .await
+        .unwrap();
+        let plan = plan.join("\n");
+        assert!(
+            plan.contains("notes_scoped_search") && !plan.contains("Seq Scan"),
+            "the search for {q:?} is planned as\n{plan}"
+        );
+    }
+}
+
 /// The median and 99th percentile of 200 searches for `q` by `client` (after 20 to warm
 /// up), in milliseconds; each must find nothing.
 async fn search_time(app: &TestApp, client: &reqwest::Client, q: &str) -> (f64, f64) {
@@ -583,4 +621,22 @@ async fn search_time_for_one_person_beside_another_persons_matches() {
             app.db.backend
         );
     }
+    // The same numbers of notes, written in turns (100 each), as people write at once:
+    // the index's lists of the two people are interleaved.
+    let app = spawn_app().await;
+    let admin = user_id(&app, crate::helpers::ADMIN).await;
+    let bea = app.new_user("bea").await;
+    let bea_id = user_id(&app, "bea").await;
+    for round in 0..NOTES / 100 {
+        add_notes(&app, &admin, &format!("admin-{round}-"), "needle", 100).await;
+        add_notes(&app, &bea_id, &format!("bea-{round}-"), "haystack", 100).await;
+    }
+    let (theirs, theirs_p99) = search_time(&app, &bea, "needle").await;
+    let (nobodys, nobodys_p99) = search_time(&app, &bea, "nowhere").await;
+    println!(
+        "{:?}, Bea with {NOTES} notes written in turns with the admin's {NOTES} holding the \
+         word: p50 {theirs:.2} ms (p99 {theirs_p99:.2}); a word nobody holds: p50 \
+         {nobodys:.2} ms (p99 {nobodys_p99:.2})",
+        app.db.backend
+    );
 }
