@@ -3,8 +3,9 @@
 //! and dictionaries cut differently (`e-mail`, `it's`, URLs) and fold nothing without the
 //! `unaccent` extension. So on PostgreSQL the server cuts the text itself, with the same
 //! tokenizer that reads the search box ([`super::query`]), folds each word the way
-//! `unicode61` does ([`super::fold`]: lower case, accents removed), and hands PostgreSQL plain words
-//! separated by spaces: the note and the query agree on every word, on both databases.
+//! `unicode61` does ([`super::fold`]: lower case, accents removed), and hands PostgreSQL
+//! plain words separated by spaces: the note and the query agree on every word, on both
+//! databases.
 
 use super::fold::fold;
 use super::query::tokenize;

@@ -215,7 +215,8 @@ impl SqliteStore {
         // RANKED_MATCHES matches are ranked: FTS5 walks its index newest first and stops
         // there, so a word found in nearly every note costs a few thousand scores, not a
         // hundred thousand (at 100,000 notes: ~115 ms → ~12 ms, measured). The scope
-        // token (see `search_match`) weighs nothing: it only keeps the match to the person.
+        // column (see `search_match`) weighs nothing: it only keeps the match to the
+        // person (its one token per note adds one to every length bm25 compares).
         let rows: Vec<NoteRow> = sqlx::query_as(&format!(
             "SELECT {} FROM ( \
                  SELECT n.rowid AS found, bm25(notes_fts, 10.0, 1.0, 1.0, 0.0) AS score \
@@ -656,10 +657,12 @@ async fn migration_turn(database: &std::path::Path) -> anyhow::Result<Option<std
 }
 
 /// The FTS5 `MATCH` expression of a search by `scope`: the query, and the person's
-/// scope token in the `search_scope` column. FTS5 walks the short list of the person's
-/// notes and skips through the word's list, so another person's notes holding the word
-/// are never visited and cannot show in the time taken. (The query's own terms are all
-/// on the `title`, `body` or `cjk` columns, so nothing typed can match a scope token.)
+/// scope token in the `search_scope` column. FTS5 yields only rows holding both, stepping
+/// through the person's list and the word's together, so another person's matches are
+/// never joined, read or ranked: their number no longer shows in the time taken (what is
+/// left is the stepping, when the two people's notes were written in turns; PROTOCOL.md
+/// has the figures). The query's own terms are all on `title`, `body` or `cjk`, so
+/// nothing typed can match a scope token.
 pub fn search_match(scope: &str, query: &SearchQuery) -> String {
     format!(
         "search_scope: \"s{}\" AND ({})",
