@@ -3,29 +3,12 @@
 //! and dictionaries cut differently (`e-mail`, `it's`, URLs) and fold nothing without the
 //! `unaccent` extension. So on PostgreSQL the server cuts the text itself, with the same
 //! tokenizer that reads the search box ([`super::query`]), folds each word the way
-//! `unicode61` does (lower case, accents removed), and hands PostgreSQL plain words
-//! separated by spaces: the note and the query agree on every word, on both databases.
+//! `unicode61` does ([`super::fold`]: lower case, accents removed), and hands PostgreSQL
+//! plain words separated by spaces: the note and the query agree on every word, on both
+//! databases.
 
-use unicode_normalization::UnicodeNormalization;
-use unicode_normalization::char::is_combining_mark;
-
-use super::cjk;
+use super::fold::fold;
 use super::query::tokenize;
-
-/// Lower case without accents: "Café" → "cafe", "Naïve" → "naive". CJK letters are kept
-/// as they are (Hangul syllables must not be decomposed into jamo: the bigrams are made
-/// from the syllables).
-pub fn fold(token: &str) -> String {
-    let mut folded = String::with_capacity(token.len());
-    for c in token.chars() {
-        if cjk::is_cjk(c) {
-            folded.push(c);
-        } else {
-            folded.extend(c.nfd().filter(|c| !is_combining_mark(*c)));
-        }
-    }
-    folded.to_lowercase()
-}
 
 /// The words of `text`, folded, separated by single spaces.
 pub fn words(text: &str) -> String {
@@ -49,8 +32,19 @@ mod tests {
     }
 
     #[test]
+    fn the_document_folds_as_the_snippet_does() {
+        assert_eq!(words("ΣΟΦΙΑΣ σοφιας"), "σοφιασ σοφιασ");
+        assert_eq!(words("किताब"), "किताब");
+    }
+
+    #[test]
+    fn a_word_that_folds_to_nothing_is_left_out() {
+        assert_eq!(words("x \u{345} y"), "x y");
+        assert_eq!(words("\u{345}"), "");
+    }
+
+    #[test]
     fn folding_keeps_hangul_syllables_whole() {
-        assert_eq!(fold("한국"), "한국");
-        assert_eq!(fold("Ñandú"), "nandu");
+        assert_eq!(words("한국 Ñandú"), "한국 nandu");
     }
 }

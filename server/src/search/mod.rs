@@ -5,6 +5,7 @@
 
 pub mod cjk;
 pub mod document;
+pub mod fold;
 pub mod query;
 pub mod routes;
 pub mod snippet;

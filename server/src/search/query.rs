@@ -22,6 +22,7 @@ use std::str::FromStr;
 use unicode_normalization::char::is_combining_mark;
 
 use super::cjk::{self, Segment};
+use super::fold::fold;
 
 /// At most this many terms (included and excluded, in all groups) are kept; the rest of
 /// the input is ignored.
@@ -239,11 +240,12 @@ pub fn is_token_char(c: char) -> bool {
     c.is_alphanumeric() || is_combining_mark(c)
 }
 
-/// Splits text into lowercased tokens: maximal runs of [`is_token_char`] that hold at
-/// least one letter or digit.
+/// Splits text into lowercased tokens: maximal runs of [`is_token_char`] that still hold
+/// a letter or digit once folded. A run of combining marks alone (U+0345, which Unicode
+/// counts as a letter) folds to nothing: it is no word, not an empty one.
 pub(crate) fn tokenize(text: &str) -> Vec<String> {
     text.split(|c: char| !is_token_char(c))
-        .filter(|token| token.chars().any(char::is_alphanumeric))
+        .filter(|token| fold(token).chars().any(char::is_alphanumeric))
         .map(str::to_lowercase)
         .collect()
 }
@@ -350,7 +352,7 @@ fn cjk_token_fts5(token: &str) -> String {
 }
 
 /// A tsquery lexeme: the token in single quotes (quotes doubled, backslashes escaped).
-fn lexeme(token: &str) -> String {
+pub(crate) fn lexeme(token: &str) -> String {
     format!("'{}'", token.replace('\\', "\\\\").replace('\'', "''"))
 }
 
@@ -365,11 +367,7 @@ fn phrase_tsquery(tokens: &[String]) -> String {
 }
 
 fn term_tsquery(term: &Term) -> String {
-    let folded: Vec<String> = term
-        .tokens()
-        .iter()
-        .map(|t| super::document::fold(t))
-        .collect();
+    let folded: Vec<String> = term.tokens().iter().map(|t| fold(t)).collect();
     if !folded.iter().any(|token| has_cjk(token)) {
         return phrase_tsquery(&folded);
     }
@@ -607,6 +605,10 @@ mod tests {
             "* : ( ) ^ + -",
             "\"\"",
             "\"",
+            "\u{345}",
+            "\u{345} ",
+            "\u{345}\u{301} -\u{345}",
+            "\"\u{345} \u{345}\"",
         ] {
             assert_eq!(
                 SearchQuery::parse(input),
@@ -902,6 +904,25 @@ mod tests {
             parse("e-mail NEAR(x) & !").to_tsquery(),
             "(('e' <-> 'mail') & ('near' <-> 'x'))"
         );
+    }
+
+    #[test]
+    fn a_token_that_folds_to_nothing_is_dropped() {
+        assert_eq!(
+            parse("word \u{345}").groups,
+            [group(vec![word("word")], vec![])]
+        );
+        assert_eq!(
+            parse("\"a \u{345} b\"").groups,
+            [group(vec![phrase(&["a", "b"])], vec![])]
+        );
+        assert_eq!(parse("word \u{345}").to_tsquery(), "('word')");
+    }
+
+    #[test]
+    fn tsquery_folds_final_sigma_like_sigma() {
+        assert_eq!(parse("ΣΟΦΙΑΣ").to_tsquery(), "('σοφιασ')");
+        assert_eq!(parse("σοφιας").to_tsquery(), "('σοφιασ')");
     }
 
     #[test]

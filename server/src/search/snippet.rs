@@ -11,9 +11,8 @@
 
 use std::cell::Cell;
 
-use unicode_normalization::char::{canonical_combining_class, decompose_canonical};
-
 use super::cjk::is_cjk;
+use super::fold::{fold, fold_char};
 use super::query::{Term, is_token_char};
 
 /// How far the window's ends may move to land on a space instead of inside a word.
@@ -294,40 +293,6 @@ impl Text {
             out.push('…');
         }
         out
-    }
-}
-
-/// Lowercase without diacritics: each char is NFD-decomposed, lowercased, and its
-/// combining diacritics dropped. CJK letters are kept as they are, so that kana keep their
-/// voicing marks (が is not か) and Hangul syllables stay whole.
-fn fold(text: &str) -> String {
-    let mut folded = String::with_capacity(text.len());
-    for c in text.chars() {
-        fold_char(c, &mut folded);
-    }
-    folded
-}
-
-fn fold_char(c: char, out: &mut String) {
-    if c.is_ascii() {
-        out.push(c.to_ascii_lowercase());
-    } else if is_cjk(c) {
-        out.push(c);
-    } else {
-        decompose_canonical(c, |part| {
-            // Marks with a non-zero combining class are what NFD splits off a letter
-            // (accents, cedillas, dots below): the diacritics to ignore. Spacing vowel
-            // signs have class 0 and stay, so distinct Indic words are not merged.
-            // Final sigma folds to sigma, as in `unicode61`: the query was lowercased as a
-            // whole word and may end in ς where the text, folded char by char, has σ.
-            for lower in part.to_lowercase() {
-                match lower {
-                    'ς' => out.push('σ'),
-                    _ if canonical_combining_class(lower) != 0 => {}
-                    _ => out.push(lower),
-                }
-            }
-        });
     }
 }
 

@@ -359,6 +359,16 @@ async fn the_notes_from_before_accounts_go_to_the_first_admin() {
         .await
         .unwrap();
     assert_eq!(list["notes"][0]["title"], "From before accounts");
+    // Search finds it too: the search index follows the note to its new scope.
+    let found: serde_json::Value = admin
+        .get(app.url("/api/search?q=before"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(found["results"][0]["note"]["title"], "From before accounts");
     let wrong = anonymous()
         .post(app.url("/api/setup"))
         .json(&json!({ "token": token, "username": "second", "password": "a long password" }))

@@ -46,6 +46,35 @@ const SWEEP_BATCH: i64 = 500;
 const SEARCH_DOCUMENT: &str = "setweight(to_tsvector('simple', $1), 'A') || \
      setweight(to_tsvector('simple', $2), 'B') || setweight(to_tsvector('simple', $3), 'C')";
 
+/// The full-text match of a search: `q` the parsed query (`$1`, from
+/// `SearchQuery::to_tsquery`), `$2` the person's [`scope_lexeme`]. Both go to the index
+/// `notes_scoped_search` together, so it yields the person's own matches only: another
+/// person's notes holding the word are never read, and cannot show in the time taken.
+pub const SEARCH_MATCH: &str = "search_scope @@ $2::tsquery AND search @@ q";
+
+/// A search: `$1` the query (`SearchQuery::to_tsquery`), `$2` the person's
+/// [`scope_lexeme`], `$3` the scope, `$4` and `$5` the page's limit and offset.
+///
+/// The query is a subquery the planner does not look into (`OFFSET 0`): with the word in
+/// sight, its statistics (how many notes hold it, anyone's) would choose the plan, and a
+/// word other people's notes hold often would be answered by a sequential scan over
+/// everyone's notes, a rare one by the index: the time would tell which. Without it,
+/// every search takes the scoped index.
+pub fn search_sql() -> String {
+    format!(
+        "SELECT {NOTE_COLUMNS} FROM notes, \
+         (SELECT to_tsquery('simple', $1) AS q OFFSET 0) AS query \
+         WHERE scope = $3 AND trashed_at IS NULL AND {SEARCH_MATCH} \
+         ORDER BY ts_rank_cd('{{0.1, 0.1, 0.1, 1.0}}', search, q, 1) DESC, created_at DESC, id \
+         LIMIT $4 OFFSET $5"
+    )
+}
+
+/// The scope as a tsquery of its one lexeme (as `search_scope` holds it).
+pub fn scope_lexeme(scope: &str) -> String {
+    crate::search::query::lexeme(scope)
+}
+
 #[derive(Clone)]
 pub struct PgStore {
     /// Connections for writes (and sweeps).
@@ -94,6 +123,9 @@ impl PgStore {
             .run(&pool)
             .await
             .context("could not apply the database migrations")?;
+        refold(&pool)
+            .await
+            .context("could not make the listed search documents again")?;
         Ok(Self {
             pool,
             reader,
@@ -223,18 +255,14 @@ impl PgStore {
         // The title weighs ten times the body and the bigrams; the rank is divided by
         // 1 + log(length) so a long note does not win by its length alone (as bm25 does on
         // SQLite); ties go to the newer note.
-        let rows: Vec<NoteRow> = sqlx::query_as(&format!(
-            "SELECT {NOTE_COLUMNS} FROM notes, to_tsquery('simple', $1) AS q \
-             WHERE scope = $2 AND trashed_at IS NULL AND search @@ q \
-             ORDER BY ts_rank_cd('{{0.1, 0.1, 0.1, 1.0}}', search, q, 1) DESC, created_at DESC, id \
-             LIMIT $3 OFFSET $4"
-        ))
-        .bind(query.to_tsquery())
-        .bind(scope)
-        .bind(i64::from(limit))
-        .bind(i64::from(offset))
-        .fetch_all(&self.reader)
-        .await?;
+        let rows: Vec<NoteRow> = sqlx::query_as(&search_sql())
+            .bind(query.to_tsquery())
+            .bind(scope_lexeme(scope))
+            .bind(scope)
+            .bind(i64::from(limit))
+            .bind(i64::from(offset))
+            .fetch_all(&self.reader)
+            .await?;
         Ok(rows.into_iter().map(Note::from).collect())
     }
 
@@ -713,11 +741,56 @@ async fn insert_revision(
 
 /// The three parts of a note's search document (see `SEARCH_DOCUMENT`).
 fn search_parts(note: &Note) -> (String, String, String) {
+    search_parts_of(&note.title, &note.body)
+}
+
+fn search_parts_of(title: &str, body: &str) -> (String, String, String) {
     (
-        document::words(&note.title),
-        document::words(&note.body),
-        cjk::bigrams(&format!("{}\n{}", note.title, note.body)),
+        document::words(title),
+        document::words(body),
+        cjk::bigrams(&format!("{title}\n{body}")),
     )
+}
+
+/// Makes again the search documents of the notes listed in `search_refold` (by a
+/// migration, when the folding rule changed), a batch per transaction; replicas starting
+/// together share the list.
+async fn refold(pool: &PgPool) -> anyhow::Result<()> {
+    loop {
+        let mut tx = pool.begin().await?;
+        let ids: Vec<String> = sqlx::query_scalar(
+            "DELETE FROM search_refold WHERE note_id IN \
+             (SELECT note_id FROM search_refold LIMIT $1 FOR UPDATE SKIP LOCKED) \
+             RETURNING note_id",
+        )
+        .bind(SWEEP_BATCH)
+        .fetch_all(&mut *tx)
+        .await?;
+        if ids.is_empty() {
+            return Ok(());
+        }
+        for id in ids {
+            let note: Option<(String, String)> =
+                sqlx::query_as("SELECT title, body FROM notes WHERE id = $1 FOR UPDATE")
+                    .bind(&id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            let Some((title, body)) = note else {
+                continue;
+            };
+            let (title, body, cjk) = search_parts_of(&title, &body);
+            sqlx::query(&format!(
+                "UPDATE notes SET search = {SEARCH_DOCUMENT} WHERE id = $4"
+            ))
+            .bind(title)
+            .bind(body)
+            .bind(cjk)
+            .bind(&id)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+    }
 }
 
 /// Inserts a note carrying its key; false if the key already has its note.

@@ -214,10 +214,12 @@ impl SqliteStore {
         // The title weighs ten times the body; ties go to the newer note. Only the newest
         // RANKED_MATCHES matches are ranked: FTS5 walks its index newest first and stops
         // there, so a word found in nearly every note costs a few thousand scores, not a
-        // hundred thousand (at 100,000 notes: ~115 ms → ~12 ms, measured).
+        // hundred thousand (at 100,000 notes: ~115 ms → ~12 ms, measured). The scope
+        // column (see `search_match`) weighs nothing: it only keeps the match to the
+        // person (its one token per note adds one to every length bm25 compares).
         let rows: Vec<NoteRow> = sqlx::query_as(&format!(
             "SELECT {} FROM ( \
-                 SELECT n.rowid AS found, bm25(notes_fts, 10.0, 1.0, 1.0) AS score \
+                 SELECT n.rowid AS found, bm25(notes_fts, 10.0, 1.0, 1.0, 0.0) AS score \
                  FROM notes_fts JOIN notes n ON n.rowid = notes_fts.rowid \
                  WHERE notes_fts MATCH ? AND n.scope = ? AND n.trashed_at IS NULL \
                  ORDER BY notes_fts.rowid DESC LIMIT ? \
@@ -225,7 +227,7 @@ impl SqliteStore {
              ORDER BY m.score, n.created_at DESC, n.id LIMIT ? OFFSET ?",
             prefixed("n", NOTE_COLUMNS)
         ))
-        .bind(query.to_fts5())
+        .bind(search_match(scope, query))
         .bind(scope)
         .bind(RANKED_MATCHES)
         .bind(i64::from(limit))
@@ -652,6 +654,21 @@ async fn migration_turn(database: &std::path::Path) -> anyhow::Result<Option<std
         .await?
         .with_context(|| format!("could not lock {}", path.to_string_lossy()))?;
     Ok(Some(file))
+}
+
+/// The FTS5 `MATCH` expression of a search by `scope`: the query, and the person's
+/// scope token in the `search_scope` column. FTS5 yields only rows holding both, stepping
+/// through the person's list and the word's together, so another person's matches are
+/// never joined, read or ranked: their number no longer shows in the time taken (what is
+/// left is the stepping, when the two people's notes were written in turns; PROTOCOL.md
+/// has the figures). The query's own terms are all on `title`, `body` or `cjk`, so
+/// nothing typed can match a scope token.
+pub fn search_match(scope: &str, query: &SearchQuery) -> String {
+    format!(
+        "search_scope: \"s{}\" AND ({})",
+        hex::encode(scope.as_bytes()),
+        query.to_fts5()
+    )
 }
 
 /// The CJK bigrams of a note's title and body, for the search index.
