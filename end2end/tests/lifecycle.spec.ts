@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import {
   test,
   expect,
+  allNotes,
   createNote,
   editNote,
   noteOnServer,
@@ -313,4 +314,90 @@ test("a refused edit is kept with its text, and Edit opens it on its note's page
   await expect(view.body).toHaveText("my careful edit, fixed");
   await expect(page.getByTestId("status-line")).toContainText("every note is saved");
   expect((await noteOnServer(request, note.id))?.body).toBe("my careful edit, fixed");
+});
+
+/**
+ * Shifts the page's clock (`Date` and `Date.now`) by what the tab's sessionStorage says,
+ * so a test can set a device's clock ahead and step it back between presses, across
+ * reloads, while timers keep running in real time.
+ */
+async function installShiftableClock(page: Page) {
+  await page.addInitScript(() => {
+    const RealDate = Date;
+    const offset = () => Number(sessionStorage.getItem("e2e.clock-offset-ms") ?? "0");
+    class ShiftedDate extends RealDate {
+      constructor(...args: unknown[]) {
+        if (args.length === 0) super(RealDate.now() + offset());
+        // @ts-expect-error: the other constructors, as they are
+        else super(...args);
+      }
+      static now() {
+        return RealDate.now() + offset();
+      }
+    }
+    (globalThis as { Date: DateConstructor }).Date = ShiftedDate as DateConstructor;
+  });
+}
+
+async function setClockOffset(page: Page, ms: number) {
+  await page.evaluate((ms) => sessionStorage.setItem("e2e.clock-offset-ms", String(ms)), ms);
+}
+
+test("queued presses are sent in the order they were made, even when the clock was stepped back between them", async ({
+  page,
+  context,
+}) => {
+  const server = new OwnServer(3281);
+  await server.start();
+  await server.signIn(context);
+  const api = context.request;
+  const threeDays = 3 * 24 * 3600 * 1000;
+  try {
+    const stamp = `${Date.now()}`;
+    const note = await createNote(api, `Clock edit ${stamp}`, "a\nb\nc", server.url);
+    const other = await createNote(api, `Clock trash ${stamp}`, "one\ntwo", server.url);
+    await installShiftableClock(page);
+    const view = new NoteView(page);
+    await view.goto(note.id, server.url);
+    await new NotesPage(page).offlineReady();
+    await view.goto(other.id, server.url);
+    await view.goto(note.id, server.url);
+
+    // Offline, with the device's clock three days ahead: edit line 2 of X, edit Y.
+    await context.setOffline(true);
+    await setClockOffset(page, threeDays);
+    await view.edit("a\nFIRST\nc");
+    await view.save.click();
+    await expect(view.pending.first()).toBeVisible();
+    await view.goto(other.id, server.url);
+    await view.edit("one\nTWO");
+    await view.save.click();
+    await expect(view.pending.first()).toBeVisible();
+
+    // The clock is set right again; the page is reloaded; X edited again, Y moved to the trash.
+    await setClockOffset(page, 0);
+    await page.reload();
+    await new NotesPage(page).hydrated();
+    await page.getByRole("button", { name: "Move to trash" }).click();
+    await view.goto(note.id, server.url);
+    await view.edit("a\nSECOND\nc");
+    await view.save.click();
+    await expect(page.getByTestId("status-line")).toContainText("4 not yet saved");
+
+    await context.setOffline(false);
+    await expect(page.getByTestId("status-line")).toContainText("every note is saved", { timeout: 30_000 });
+
+    const x = await noteOnServer(api, note.id, server.url);
+    expect(x?.version).toBe(3);
+    expect(x?.body).toBe("a\nSECOND\nc");
+    const copies = (await allNotes(api, server.url)).filter((n) => n.conflict_of === note.id);
+    expect(copies, "no conflict copy of the person's own two edits").toHaveLength(0);
+    expect((await revisionsOf(api, note.id)).map((r) => r.body)).toEqual(["a\nb\nc", "a\nFIRST\nc", "a\nSECOND\nc"]);
+    const y = await noteOnServer(api, other.id, server.url);
+    expect(y?.trashed_at).not.toBeNull();
+    expect(y?.body).toBe("one\nTWO");
+    expect((await revisionsOf(api, other.id)).map((r) => r.kind)).toEqual(["create", "edit", "trash"]);
+  } finally {
+    await server.stop();
+  }
 });
