@@ -32,6 +32,7 @@ Configuration comes from the environment; nothing is required:
   ONCENOTE_SWEEP_INTERVAL_SECS   how often expired keys and sessions are swept
                                  and the trash is emptied (300)
   ONCENOTE_TRASH_DAYS            the trash empties itself after this many days (30)
+  ONCENOTE_TOMBSTONE_DAYS        a delete for good is remembered this many days (365)
   ONCENOTE_HEADER_TIMEOUT_SECS   time allowed for a request's headers (10)
   ONCENOTE_BODY_TIMEOUT_SECS     time allowed for a request's body (30)
   ONCENOTE_MAX_CONNECTIONS       connections open at once, then 503 (4096, less
@@ -147,6 +148,10 @@ pub fn check_config(config: anyhow::Result<Config>) -> Result<Vec<String>, Vec<S
         format!(
             "trash             emptied after {} days",
             secs(config.trash_retention) / 86_400
+        ),
+        format!(
+            "deletes for good  remembered {} days",
+            secs(config.tombstone_retention) / 86_400
         ),
     ];
     Ok(lines.into_iter().chain(warnings).collect())

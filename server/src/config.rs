@@ -26,6 +26,10 @@ pub struct Config {
     pub sweep_interval: Duration,
     /// `ONCENOTE_TRASH_DAYS`: notes in the trash longer than this are deleted for good.
     pub trash_retention: Duration,
+    /// `ONCENOTE_TOMBSTONE_DAYS`: how long a delete for good is remembered (the tombstone,
+    /// and every key that wrote to the note), so a late retry of one of those writes is
+    /// told "deleted elsewhere" rather than making the note again.
+    pub tombstone_retention: Duration,
     /// `ONCENOTE_BUILD_ID`: names the service worker's cache instead of the asset hashes
     /// (for a deployment that wants its own version names, and for tests).
     pub build_id: Option<String>,
@@ -209,6 +213,9 @@ impl Config {
                 number("ONCENOTE_SWEEP_INTERVAL_SECS", 300)?.max(1),
             ),
             trash_retention: Duration::from_secs(days("ONCENOTE_TRASH_DAYS", 30)? * 86_400),
+            tombstone_retention: Duration::from_secs(
+                days("ONCENOTE_TOMBSTONE_DAYS", 365)?.max(1) * 86_400,
+            ),
             build_id: var("ONCENOTE_BUILD_ID"),
             allowed_hosts: var("ONCENOTE_ALLOWED_HOSTS")
                 .map(|list| parse_hosts(&list))
@@ -277,6 +284,7 @@ impl Config {
             key_wait: Duration::from_secs(5),
             sweep_interval: Duration::from_secs(300),
             trash_retention: Duration::from_secs(30 * 86_400),
+            tombstone_retention: Duration::from_secs(365 * 86_400),
             build_id: None,
             allowed_hosts: Vec::new(),
             header_timeout: Duration::from_secs(10),

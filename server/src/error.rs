@@ -42,10 +42,17 @@ pub enum ApiError {
     InvalidQuery(String),
     #[error("this Idempotency-Key was already used with a different request")]
     IdempotencyKeyReused,
+    /// A late retry of a write that was done, to a note deleted for good since.
+    #[error(
+        "this write was done, and its note ({0}) has since been deleted for good on another device"
+    )]
+    DeletedElsewhere(String),
     #[error("a request with this Idempotency-Key is still being processed")]
     IdempotencyKeyInUse,
     #[error("the database is busy; retry in a moment")]
     Busy,
+    #[error("as many imports as the server runs at once are running; retry in a moment")]
+    TooManyImports,
     /// The database aborted the transaction for a conflict with another one (a deadlock
     /// or a serialization failure): nothing was written, and the write can run again.
     #[error("the write met another one in the database; retry in a moment")]
@@ -153,6 +160,8 @@ impl ApiError {
                 (StatusCode::UNPROCESSABLE_ENTITY, "validation-failed")
             }
             ApiError::InvalidQuery(_) => (StatusCode::BAD_REQUEST, "invalid-query"),
+            ApiError::DeletedElsewhere(_) => (StatusCode::GONE, "deleted-elsewhere"),
+            ApiError::TooManyImports => (StatusCode::SERVICE_UNAVAILABLE, "too-many-imports"),
             ApiError::IdempotencyKeyReused => {
                 (StatusCode::UNPROCESSABLE_ENTITY, "idempotency-key-reused")
             }
@@ -245,7 +254,10 @@ impl IntoResponse for ApiError {
         }
         if matches!(
             self,
-            ApiError::IdempotencyKeyInUse | ApiError::Busy | ApiError::TransactionConflict
+            ApiError::IdempotencyKeyInUse
+                | ApiError::Busy
+                | ApiError::TransactionConflict
+                | ApiError::TooManyImports
         ) {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
         }

@@ -54,16 +54,14 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let header_timeout = limits.header_timeout;
-    let mut builder = Builder::new(TokioExecutor::new());
+    // HTTP/1.1 only. Browsers speak HTTP/2 only over TLS, which the reverse proxy ends;
+    // cleartext HTTP/2 would let a client hold a connection with PINGs, or stall the
+    // version detection after one byte of its preface, outside every timer here.
+    let mut builder = Builder::new(TokioExecutor::new()).http1_only();
     builder
         .http1()
         .timer(TokioTimer::new())
         .header_read_timeout(header_timeout);
-    builder
-        .http2()
-        .timer(TokioTimer::new())
-        .keep_alive_interval(Some(header_timeout))
-        .keep_alive_timeout(header_timeout);
     let builder = Arc::new(builder);
     let places = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let graceful = GracefulShutdown::new();

@@ -68,6 +68,7 @@ impl Application {
             config.sweep_interval,
             config.trash_retention,
             config.sign_in_window,
+            config.tombstone_retention,
         );
         let base_url = format!("http://{}", listener.local_addr()?);
         accounts::setup::on_start(&store, &config, &base_url).await?;

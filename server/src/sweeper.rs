@@ -17,6 +17,7 @@ pub fn spawn(
     interval: Duration,
     trash_retention: Duration,
     limit_window: Duration,
+    tombstone_retention: Duration,
 ) -> JoinHandle<()> {
     tokio::spawn(async move {
         let mut ticks = tokio::time::interval(interval);
@@ -41,6 +42,12 @@ pub fn spawn(
                 Ok(0) => {}
                 Ok(n) => tracing::info!(deleted = n, "swept the counts of old attempts"),
                 Err(error) => tracing::warn!(%error, "sweeping old attempt counts failed"),
+            }
+            let kept_since = timestamp::format(timestamp::before(now, tombstone_retention));
+            match store.sweep_tombstones(&kept_since).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(deleted = n, "swept old tombstones and their keys"),
+                Err(error) => tracing::warn!(%error, "sweeping old tombstones failed"),
             }
             let cutoff = timestamp::format(timestamp::before(now, trash_retention));
             match store.empty_trash_before(&cutoff, &now_text).await {

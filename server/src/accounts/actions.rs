@@ -74,7 +74,7 @@ pub async fn accept_invitation(
     let attempt = limits::begin(
         &state.store,
         &state.config,
-        limits::invitation_buckets(client),
+        limits::new_account_buckets(client),
     )
     .await?;
     let now = timestamp::format(timestamp::now());
@@ -94,13 +94,32 @@ pub async fn accept_invitation(
     Ok(user.id)
 }
 
-/// Makes an account without an invitation, where signup is open. Returns its id.
-pub async fn sign_up(state: &AppState, username: &str, password: &str) -> Result<String, ApiError> {
+/// Makes an account without an invitation, where signup is open. Returns its id. One
+/// address may make as many accounts in a window as it may fail sign-ins.
+pub async fn sign_up(
+    state: &AppState,
+    username: &str,
+    password: &str,
+    client: IpAddr,
+) -> Result<String, ApiError> {
     if !state.config.signup_open {
         return Err(ApiError::SignupClosed);
     }
-    let user = setup::new_user(username, password, false).await?;
+    let attempt = limits::begin(
+        &state.store,
+        &state.config,
+        limits::new_account_buckets(client),
+    )
+    .await?;
+    let user = match setup::new_user(username, password, false).await {
+        Ok(user) => user,
+        Err(error) => {
+            attempt.not_checked().await?;
+            return Err(error);
+        }
+    };
     state.store.create_user(&user).await?;
+    attempt.kept();
     tracing::info!(username = %user.username, "account made by signing up");
     Ok(user.id)
 }

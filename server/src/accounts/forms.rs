@@ -212,6 +212,7 @@ async fn accept_invitation(
 
 async fn sign_up(
     State(state): State<AppState>,
+    peer: Option<axum::Extension<ClientAddr>>,
     security: CookieSecurity,
     headers: HeaderMap,
     body: Body,
@@ -220,8 +221,9 @@ async fn sign_up(
         Ok(fields) => fields,
         Err(error) => return back("/sign-up", &error),
     };
+    let client = client_ip(&headers, peer.map(|p| p.0), &state.config);
     let done = async {
-        let user_id = actions::sign_up(&state, &fields.username, &fields.password).await?;
+        let user_id = actions::sign_up(&state, &fields.username, &fields.password, client).await?;
         start(&state, &user_id, None, security).await
     };
     match done.await {

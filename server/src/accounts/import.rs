@@ -44,6 +44,9 @@ struct Imported {
 }
 
 /// `POST /api/import` with a zip made by `GET /api/export`.
+/// How many imports may run at once on one server.
+const IMPORTS_AT_ONCE: usize = 2;
+
 pub async fn upload(
     State(state): State<AppState>,
     SignedIn(viewer): SignedIn,
@@ -51,6 +54,12 @@ pub async fn upload(
     body: Body,
 ) -> Result<Response, ApiError> {
     require_zip(&headers)?;
+    // A few imports at once, server-wide: each holds its upload and reads ahead, so
+    // parallel imports would add up. Past that, 503 with Retry-After (try again).
+    static RUNNING: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(IMPORTS_AT_ONCE);
+    let _running = RUNNING
+        .try_acquire()
+        .map_err(|_| ApiError::TooManyImports)?;
     let zip = read_at_most(
         &headers,
         body,

@@ -38,16 +38,34 @@ fn hashed(kind: &str, what: &str) -> String {
     format!("{kind}:{}", hex::encode(Sha256::digest(what.as_bytes())))
 }
 
-/// The buckets a sign-in counts in: its account (any case) and its client address.
+/// A client address as the limits count it: an IPv4 address, or an IPv6 address's /64
+/// (one household or server gets a whole /64; counting single IPv6 addresses would give
+/// one attacker 2^64 buckets).
+fn address_of(client: IpAddr) -> String {
+    match client {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => {
+                let s = v6.segments();
+                format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+            }
+        },
+    }
+}
+
+/// The buckets a sign-in counts in: its client address first — an address past its limit
+/// is refused before the account's count is touched, so a locked address cannot go on
+/// locking other people's accounts or add rows — then its account (any case).
 pub fn sign_in_buckets(username: &str, client: IpAddr) -> Vec<Bucket> {
     vec![
         Bucket {
-            name: hashed("account", &username.trim().to_lowercase()),
-            factor: 1,
+            name: format!("address:{}", address_of(client)),
+            factor: ADDRESS_FACTOR,
         },
         Bucket {
-            name: format!("address:{client}"),
-            factor: ADDRESS_FACTOR,
+            name: hashed("account", &username.trim().to_lowercase()),
+            factor: 1,
         },
     ]
 }
@@ -60,10 +78,11 @@ pub fn password_check_buckets(user_id: &str) -> Vec<Bucket> {
     }]
 }
 
-/// The bucket of invitation links tried from one address.
-pub fn invitation_buckets(client: IpAddr) -> Vec<Bucket> {
+/// The bucket of invitation links tried, and accounts made by signing up, from one
+/// address.
+pub fn new_account_buckets(client: IpAddr) -> Vec<Bucket> {
     vec![Bucket {
-        name: format!("invitation:{client}"),
+        name: format!("new-account:{}", address_of(client)),
         factor: ADDRESS_FACTOR,
     }]
 }
@@ -142,6 +161,10 @@ impl Attempt<'_> {
         }
     }
 
+    /// The attempt did what it asked and still counts (an account made by signing up:
+    /// one address may make only so many).
+    pub fn kept(self) {}
+
     /// The attempt succeeded: the count starts over, and any lock stays in place.
     pub async fn succeeded(self) -> Result<(), ApiError> {
         let now = timestamp::format(timestamp::now());
@@ -199,7 +222,7 @@ mod tests {
     #[test]
     fn a_bucket_name_is_short_however_long_the_username() {
         let buckets = sign_in_buckets(&"x".repeat(1 << 20), "::1".parse().unwrap());
-        assert_eq!(buckets[0].name.len(), "account:".len() + 64);
-        assert!(!buckets[0].name.contains('x'));
+        assert_eq!(buckets[1].name.len(), "account:".len() + 64);
+        assert!(!buckets[1].name.contains('x'));
     }
 }

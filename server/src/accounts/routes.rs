@@ -220,13 +220,16 @@ async fn accept_invitation(
 
 async fn sign_up(
     State(state): State<AppState>,
+    peer: Option<axum::Extension<ClientAddr>>,
     security: CookieSecurity,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
     let credentials: Credentials =
         json(&state, &headers, body, "a username and a password").await?;
-    let user_id = actions::sign_up(&state, &credentials.username, &credentials.password).await?;
+    let client = client_ip(&headers, peer.map(|p| p.0), &state.config);
+    let user_id =
+        actions::sign_up(&state, &credentials.username, &credentials.password, client).await?;
     let cookie = start(&state, &user_id, None, security).await?;
     Ok(with_session(StatusCode::CREATED, cookie))
 }

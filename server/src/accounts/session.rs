@@ -32,9 +32,11 @@ fn cookie_name(security: CookieSecurity) -> &'static str {
     if security.0 { SECURE_COOKIE } else { COOKIE }
 }
 
-/// The session token a request brings (the `__Host-` cookie first).
-pub fn session_cookie(headers: &HeaderMap) -> Option<String> {
-    cookie(headers, SECURE_COOKIE).or_else(|| cookie(headers, COOKIE))
+/// The session token a request brings: over HTTPS only the `__Host-` cookie (a plain one
+/// could have been planted by a sibling subdomain or a plain-HTTP page), over HTTP the
+/// plain one.
+pub fn session_cookie(headers: &HeaderMap, security: CookieSecurity) -> Option<String> {
+    cookie(headers, cookie_name(security))
 }
 
 /// A session is kept alive at most this often (a write), not at every request.
@@ -45,7 +47,9 @@ pub async fn identify(State(state): State<AppState>, mut request: Request, next:
     // A session kept alive in the database is kept alive in the browser too: its cookie
     // goes out again with the new lifetime.
     let mut renewed = None;
-    if let Some(token) = session_cookie(request.headers()) {
+    let peer = request.extensions().get::<ClientAddr>().copied();
+    let security = CookieSecurity(is_https(request.headers(), peer, &state.config));
+    if let Some(token) = session_cookie(request.headers(), security) {
         let hash = tokens::digest(&token);
         let now = timestamp::now();
         match state
@@ -55,8 +59,6 @@ pub async fn identify(State(state): State<AppState>, mut request: Request, next:
         {
             Ok(Some((viewer, last_seen))) => {
                 if keep_alive(&state, &hash, &last_seen, now) {
-                    let peer = request.extensions().get::<ClientAddr>().copied();
-                    let security = CookieSecurity(is_https(request.headers(), peer, &state.config));
                     renewed = Some(set_cookie(&token, state.config.session_lifetime, security));
                 }
                 request.extensions_mut().insert(viewer);

@@ -24,6 +24,10 @@ impl AllowedHosts {
 
     /// Whether a `Host` value (`name`, `name:port`, `[v6]:port`) is one of ours.
     pub fn allows(&self, host: &str) -> bool {
+        // A Host holds a name and a port, nothing more: `[::1]@evil.example` is no host.
+        if host.contains(['@', '/', '\\', '?', '#']) || host.chars().any(char::is_whitespace) {
+            return false;
+        }
         let name = host_name(host).to_ascii_lowercase();
         let name = name.strip_suffix('.').unwrap_or(&name);
         name == "localhost"
@@ -83,6 +87,19 @@ pub async fn check(State(allowed): State<AllowedHosts>, request: Request, next: 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_host_with_user_information_or_a_path_is_refused() {
+        let allowed = AllowedHosts::default();
+        for host in [
+            "[::1]@evil.example",
+            "127.0.0.1@evil.example",
+            "localhost/x",
+            "a b",
+        ] {
+            assert!(!allowed.allows(host), "{host}");
+        }
+    }
 
     #[test]
     fn ip_addresses_and_localhost_are_always_allowed() {

@@ -33,6 +33,18 @@ impl StoredAnswer {
         })
     }
 
+    /// A problem document as the answer a key keeps (a write that is done, told as a
+    /// problem: `deleted-elsewhere`).
+    pub fn problem(error: &ApiError) -> Result<Self, ApiError> {
+        let problem = error.problem();
+        let body = serde_json::to_vec(&problem).map_err(|e| ApiError::Internal(e.into()))?;
+        Ok(Self {
+            status: problem.status,
+            headers: vec![("Content-Type".into(), "application/problem+json".into())],
+            body,
+        })
+    }
+
     /// An answer with no body (a redirect, a 204).
     pub fn empty(status: StatusCode, headers: Vec<(String, String)>) -> Self {
         Self {

@@ -64,6 +64,21 @@ impl Operation for CreateNote {
                 },
                 _,
             )) => {}
+            // This create was done, and its note deleted for good since: told so, and
+            // nothing is made again.
+            Some((
+                PastWrite::Deleted {
+                    note_id,
+                    kind: RevisionKind::Create,
+                },
+                by,
+            )) if by == fingerprint => {
+                tracing::info!(%note_id, "late retry of a create whose note was deleted for good");
+                return Ok(Applied {
+                    answer: deleted_elsewhere(note_id)?,
+                    late: true,
+                });
+            }
             Some(_) => return Err(ApiError::IdempotencyKeyReused),
         }
         let note = self.note.to_note();
@@ -141,6 +156,12 @@ impl Operation for EditNote {
         if let Some((past, by)) = tx.past_write(scope, key).await? {
             if by != fingerprint {
                 return Err(ApiError::IdempotencyKeyReused);
+            }
+            if let PastWrite::Deleted { note_id, .. } = past {
+                return Ok(Applied {
+                    answer: deleted_elsewhere(note_id)?,
+                    late: true,
+                });
             }
             let answer = late_edit_answer(tx, scope, past).await?;
             return Ok(Applied {
@@ -370,6 +391,7 @@ impl Operation for ChangeLifecycle {
             }
             let answer = match past {
                 PastWrite::Purge { .. } => purged(),
+                PastWrite::Deleted { note_id, .. } => deleted_elsewhere(note_id)?,
                 PastWrite::Revision { note_id, .. } => match tx.note(scope, &note_id).await? {
                     Some(note) => note_answer(&note)?,
                     None => return Err(not_found(&note_id)),
@@ -450,6 +472,12 @@ fn note_answer(note: &Note) -> Result<StoredAnswer, ApiError> {
         &NoteAnswer { note: note.clone() },
         note_headers(note),
     )
+}
+
+/// The answer to a late retry of a write that was done before its note was deleted for
+/// good elsewhere: 410 `deleted-elsewhere`, kept with the key like any answer.
+fn deleted_elsewhere(note_id: String) -> Result<StoredAnswer, ApiError> {
+    StoredAnswer::problem(&ApiError::DeletedElsewhere(note_id))
 }
 
 fn purged() -> StoredAnswer {

@@ -97,6 +97,9 @@ delegate! {
     fn empty_trash_before(&self, cutoff: &str, now: &str) -> Result<u64, ApiError>;
     /// Deletes expired idempotency rows; returns how many went.
     fn sweep_expired(&self, now: &str) -> Result<u64, ApiError>;
+    /// Deletes what deletes for good before `cutoff` left behind (tombstones and the keys
+    /// of the notes they deleted).
+    fn sweep_tombstones(&self, cutoff: &str) -> Result<u64, ApiError>;
     /// Deletes expired sessions.
     fn sweep_sessions(&self, now: &str) -> Result<u64, ApiError>;
     /// Closes every connection (at shutdown).
@@ -188,6 +191,10 @@ pub enum PastWrite {
     Revision { note_id: String, kind: RevisionKind },
     /// A delete for good of `note_id`.
     Purge { note_id: String },
+    /// A write of kind `kind` to `note_id`, which was deleted for good since: the purge
+    /// kept the key (for `ONCENOTE_TOMBSTONE_DAYS`), so a late retry is told the note is
+    /// gone instead of making it again.
+    Deleted { note_id: String, kind: RevisionKind },
 }
 
 /// A revision about to be written.

@@ -88,7 +88,13 @@ pub fn revision_kind(name: &str) -> Result<RevisionKind, ApiError> {
 }
 
 /// Tables whose rows belong to a scope (moved from the shared scope to the first admin).
-pub const SCOPED_TABLES: [&str; 4] = ["notes", "revisions", "tombstones", "idempotency_keys"];
+pub const SCOPED_TABLES: [&str; 5] = [
+    "notes",
+    "revisions",
+    "tombstones",
+    "purged_keys",
+    "idempotency_keys",
+];
 
 #[derive(sqlx::FromRow)]
 pub struct UserRow {

@@ -99,7 +99,7 @@ const BEFORE_NOTES: [Plain; 5] = [
     },
 ];
 
-const AFTER_NOTES: [Plain; 3] = [
+const AFTER_NOTES: [Plain; 4] = [
     Plain {
         table: "revisions",
         columns: "scope, note_id, version, kind, title, body, created_at, idempotency_key, request_fingerprint",
@@ -117,6 +117,15 @@ const AFTER_NOTES: [Plain; 3] = [
         int4: &[],
         order: "scope, note_id",
         key: "scope, note_id",
+    },
+    Plain {
+        table: "purged_keys",
+        columns: "scope, idempotency_key, note_id, kind, request_fingerprint, purged_at",
+        booleans: &[],
+        integers: &[],
+        int4: &[],
+        order: "scope, idempotency_key",
+        key: "scope, idempotency_key",
     },
     Plain {
         table: "idempotency_keys",

@@ -478,13 +478,28 @@ async fn the_session_cookie_is_secure_when_people_use_https() {
         .split(';')
         .next()
         .unwrap();
-    let me = anonymous()
-        .get(app.url("/api/me"))
-        .header("cookie", format!("__Host-oncenote_session={token}"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(me.status(), 200);
+    let me = |cookie: String| {
+        anonymous()
+            .get(app.url("/api/me"))
+            .header("cookie", cookie)
+            .send()
+    };
+    assert_eq!(
+        me(format!("__Host-oncenote_session={token}"))
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+    // Over HTTPS a plain cookie is not believed: a sibling subdomain or a plain-HTTP page
+    // could have planted it.
+    assert_eq!(
+        me(format!("oncenote_session={token}"))
+            .await
+            .unwrap()
+            .status(),
+        401
+    );
 }
 
 #[tokio::test]

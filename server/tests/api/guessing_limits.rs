@@ -227,3 +227,45 @@ async fn a_bogus_invitation_link_is_refused_before_any_password_work_and_limited
         "{statuses:?}"
     );
 }
+
+#[tokio::test]
+async fn a_locked_address_cannot_go_on_to_lock_other_peoples_accounts() {
+    let app = spawn_app_with(|c| {
+        c.sign_in_max_failures = 1;
+        c.sign_in_lockout = Duration::from_secs(600);
+    })
+    .await;
+    let sign_in = |username: String| {
+        anonymous()
+            .post(app.url("/api/session"))
+            .json(&json!({ "username": username, "password": "a guess" }))
+            .send()
+    };
+    // Five guesses at five names lock this address (five times the account limit).
+    for n in 0..5 {
+        sign_in(format!("nobody{n}")).await.unwrap();
+    }
+    for _ in 0..6 {
+        assert_eq!(sign_in(ADMIN.into()).await.unwrap().status(), 429);
+    }
+    let admin_bucket = format!(
+        "account:{}",
+        hex::encode(<sha2::Sha256 as sha2::Digest>::digest(ADMIN.as_bytes()))
+    );
+    let counted: i64 = sqlx::query_scalar(
+        "SELECT COALESCE(MAX(failures), 0) FROM sign_in_limits WHERE bucket = $1",
+    )
+    .bind(&admin_bucket)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(counted, 0, "the admin's account was not counted against");
+    let locked: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM sign_in_limits WHERE bucket = $1 AND locked_until IS NOT NULL",
+    )
+    .bind(&admin_bucket)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(locked, 0);
+}

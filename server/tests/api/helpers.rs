@@ -118,7 +118,8 @@ pub fn client_with(token: &str) -> reqwest::Client {
     let mut headers = reqwest::header::HeaderMap::new();
     headers.insert(
         reqwest::header::COOKIE,
-        format!("oncenote_session={token}")
+        // Both names: the plain one is read over HTTP, the `__Host-` one over HTTPS.
+        format!("oncenote_session={token}; __Host-oncenote_session={token}")
             .parse()
             .expect("a cookie"),
     );

@@ -9,6 +9,7 @@ mod hostile_inputs;
 mod http_hardening;
 mod idempotent_create;
 mod import;
+mod late_after_purge;
 mod lifecycle;
 mod notes_routes;
 mod offline_shell;

@@ -313,6 +313,22 @@ impl PgStore {
         .await
     }
 
+    pub async fn sweep_tombstones(&self, cutoff: &str) -> Result<u64, ApiError> {
+        let mut deleted = 0;
+        for table in ["purged_keys", "tombstones"] {
+            deleted += sweep(
+                &self.pool,
+                &format!(
+                    "DELETE FROM {table} WHERE ctid IN (SELECT ctid FROM {table} \
+                     WHERE purged_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)"
+                ),
+                cutoff,
+            )
+            .await?;
+        }
+        Ok(deleted)
+    }
+
     pub async fn all_notes(&self, scope: &str) -> Result<Vec<Note>, ApiError> {
         let rows: Vec<NoteRow> = sqlx::query_as(&format!(
             "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = $1 ORDER BY created_at, id"
@@ -594,12 +610,31 @@ impl NoteWrites for PgTx {
         .bind(key.as_str())
         .fetch_optional(&mut *self.0)
         .await?;
-        Ok(purge.map(|(note_id, fingerprint)| {
-            (
+        if let Some((note_id, fingerprint)) = purge {
+            return Ok(Some((
                 PastWrite::Purge { note_id },
                 Fingerprint::from_stored(fingerprint.unwrap_or_default()),
-            )
-        }))
+            )));
+        }
+        let deleted: Option<(String, String, String)> = sqlx::query_as(
+            "SELECT note_id, kind, request_fingerprint FROM purged_keys \
+             WHERE scope = $1 AND idempotency_key = $2",
+        )
+        .bind(scope)
+        .bind(key.as_str())
+        .fetch_optional(&mut *self.0)
+        .await?;
+        deleted
+            .map(|(note_id, kind, fingerprint)| {
+                Ok((
+                    PastWrite::Deleted {
+                        note_id,
+                        kind: revision_kind(&kind)?,
+                    },
+                    Fingerprint::from_stored(fingerprint),
+                ))
+            })
+            .transpose()
     }
 
     /// The note, locked until the transaction ends: a write on another replica waits.
@@ -696,6 +731,17 @@ async fn purge_note(
     fingerprint: Option<&Fingerprint>,
     at: &str,
 ) -> Result<(), ApiError> {
+    // Every key that wrote to the note, kept past the note (see `PastWrite::Deleted`).
+    sqlx::query(
+        "INSERT INTO purged_keys (scope, idempotency_key, note_id, kind, request_fingerprint, purged_at) \
+         SELECT scope, idempotency_key, note_id, kind, request_fingerprint, $1 FROM revisions \
+         WHERE scope = $2 AND note_id = $3 ON CONFLICT (scope, idempotency_key) DO NOTHING",
+    )
+    .bind(at)
+    .bind(scope)
+    .bind(id)
+    .execute(&mut **tx)
+    .await?;
     sqlx::query("DELETE FROM notes WHERE scope = $1 AND id = $2")
         .bind(scope)
         .bind(id)

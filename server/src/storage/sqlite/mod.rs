@@ -271,6 +271,18 @@ impl SqliteStore {
         Ok(result.rows_affected())
     }
 
+    pub async fn sweep_tombstones(&self, cutoff: &str) -> Result<u64, ApiError> {
+        let mut deleted = 0;
+        for table in ["purged_keys", "tombstones"] {
+            deleted += sqlx::query(&format!("DELETE FROM {table} WHERE purged_at < ?"))
+                .bind(cutoff)
+                .execute(&self.writer)
+                .await?
+                .rows_affected();
+        }
+        Ok(deleted)
+    }
+
     pub async fn all_notes(&self, scope: &str) -> Result<Vec<Note>, ApiError> {
         let rows: Vec<NoteRow> = sqlx::query_as(&format!(
             "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = ? ORDER BY created_at, id"
@@ -467,12 +479,31 @@ impl NoteWrites for SqliteTx<'_> {
         .bind(key.as_str())
         .fetch_optional(&mut *self.0)
         .await?;
-        Ok(purge.map(|(note_id, fingerprint)| {
-            (
+        if let Some((note_id, fingerprint)) = purge {
+            return Ok(Some((
                 PastWrite::Purge { note_id },
                 Fingerprint::from_stored(fingerprint.unwrap_or_default()),
-            )
-        }))
+            )));
+        }
+        let deleted: Option<(String, String, String)> = sqlx::query_as(
+            "SELECT note_id, kind, request_fingerprint FROM purged_keys \
+             WHERE scope = ? AND idempotency_key = ?",
+        )
+        .bind(scope)
+        .bind(key.as_str())
+        .fetch_optional(&mut *self.0)
+        .await?;
+        deleted
+            .map(|(note_id, kind, fingerprint)| {
+                Ok((
+                    PastWrite::Deleted {
+                        note_id,
+                        kind: revision_kind(&kind)?,
+                    },
+                    Fingerprint::from_stored(fingerprint),
+                ))
+            })
+            .transpose()
     }
 
     async fn note(&mut self, scope: &str, id: &str) -> Result<Option<Note>, ApiError> {
@@ -551,6 +582,17 @@ async fn purge_note(
     fingerprint: Option<&Fingerprint>,
     at: &str,
 ) -> Result<(), ApiError> {
+    // Every key that wrote to the note, kept past the note (see `PastWrite::Deleted`).
+    sqlx::query(
+        "INSERT INTO purged_keys (scope, idempotency_key, note_id, kind, request_fingerprint, purged_at) \
+         SELECT scope, idempotency_key, note_id, kind, request_fingerprint, ? FROM revisions \
+         WHERE scope = ? AND note_id = ? ON CONFLICT (scope, idempotency_key) DO NOTHING",
+    )
+    .bind(at)
+    .bind(scope)
+    .bind(id)
+    .execute(&mut *tx)
+    .await?;
     sqlx::query("DELETE FROM notes WHERE scope = ? AND id = ?")
         .bind(scope)
         .bind(id)
