@@ -401,3 +401,47 @@ test("queued presses are sent in the order they were made, even when the clock w
     await server.stop();
   }
 });
+
+test("a create sent a week late, after its note was deleted for good elsewhere, ends as deleted on another device", async ({
+  page,
+  context,
+}) => {
+  const server = new OwnServer(3282);
+  // Keys' answers expire after a second, as a week would.
+  await server.start({ ONCENOTE_IDEMPOTENCY_TTL_SECS: "1", ONCENOTE_SWEEP_INTERVAL_SECS: "1" });
+  await server.signIn(context);
+  const api = context.request;
+  try {
+    const notes = new NotesPage(page);
+    await notes.goto(server.url);
+    const title = `Late create ${Date.now()}`;
+    // The create reaches the server and is stored; its answer is lost, and the laptop
+    // goes offline before it could retry.
+    let stored = false;
+    await page.route("**/api/notes", async (route) => {
+      if (route.request().method() !== "POST" || stored) return route.continue();
+      stored = true;
+      await route.fetch();
+      await context.setOffline(true);
+      await route.abort();
+    });
+    await notes.save(title);
+    await expect(notes.unsavedTitled(title)).toBeVisible();
+    await expect(notes.statusLine).toContainText("Offline");
+
+    // On another device the note is deleted for good; a while later the key has expired.
+    const [note] = await notesTitled(api, title, server.url);
+    expect(note, "the lost answer's note is on the server").toBeDefined();
+    expect((await api.delete(`${server.url}/api/notes/${note.id}?permanent=true`, {
+      headers: { "idempotency-key": randomUUID() },
+    })).status()).toBe(204);
+    await new Promise((r) => setTimeout(r, 3_000));
+
+    await context.setOffline(false);
+    await expect(page.getByTestId("notices")).toContainText("deleted on another device", { timeout: 30_000 });
+    await expect(notes.unsaved).toHaveCount(0);
+    expect(await notesTitled(api, title, server.url), "the note was not made again").toHaveLength(0);
+  } finally {
+    await server.stop();
+  }
+});

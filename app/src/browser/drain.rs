@@ -184,6 +184,19 @@ fn finish(page: PageState, intent: &SaveIntent, answer: &WriteAnswer) {
                 queue.forget(id);
             }
         }
+        WriteAnswer::DeletedElsewhere => {
+            if let Some(id) = intent.note_id() {
+                queue.forget(id);
+            }
+            queue.notify(Notice {
+                id: intent.key.clone(),
+                text: format!(
+                    "“{title}” was saved earlier, and has since been deleted on another device."
+                ),
+                link: None,
+                action: None,
+            });
+        }
     }
     for editor in page.editors() {
         editor.saved(&intent.key, title, body);

@@ -17,6 +17,10 @@ pub enum WriteAnswer {
     Moved(Note),
     /// A delete for good (204, no body).
     Purged,
+    /// The write was done long ago, and its note has since been deleted for good on
+    /// another device (410 `deleted-elsewhere`, to a retry that came after its key's
+    /// answer expired): finished, nothing to show but that.
+    DeletedElsewhere,
 }
 
 impl WriteAnswer {
@@ -26,7 +30,7 @@ impl WriteAnswer {
         match self {
             WriteAnswer::Created(note) | WriteAnswer::Moved(note) => Some(note),
             WriteAnswer::Edited(answer) => answer.note.as_ref().or(answer.copy.as_ref()),
-            WriteAnswer::Purged => None,
+            WriteAnswer::Purged | WriteAnswer::DeletedElsewhere => None,
         }
     }
 }
@@ -73,6 +77,13 @@ pub struct RawAnswer<'a> {
 /// Turns an answer into the outcome of the attempt, for a write that expects `shape`.
 /// `now` reads `Retry-After` dates.
 pub fn read_answer(answer: RawAnswer<'_>, shape: AnswerShape, now: SystemTime) -> AttemptOutcome {
+    let problem = || serde_json::from_slice::<Problem>(answer.body).ok();
+    if answer.status == 410 && problem().is_some_and(|p| p.slug() == "deleted-elsewhere") {
+        return AttemptOutcome::Saved {
+            answer: WriteAnswer::DeletedElsewhere,
+            replayed: answer.replayed.is_some_and(|v| v.trim() == "true"),
+        };
+    }
     if (200..300).contains(&answer.status) {
         return match shape.read(answer.body) {
             Ok(written) => AttemptOutcome::Saved {
@@ -92,7 +103,7 @@ pub fn read_answer(answer: RawAnswer<'_>, shape: AnswerShape, now: SystemTime) -
         retry_after: answer
             .retry_after
             .and_then(|value| parse_retry_after(value, now)),
-        problem: serde_json::from_slice::<Problem>(answer.body).ok(),
+        problem: problem(),
     }
 }
 
@@ -212,6 +223,37 @@ mod tests {
                 problem: None,
                 ..
             }
+        ));
+    }
+
+    #[test]
+    fn a_write_done_before_its_note_was_deleted_elsewhere_is_finished() {
+        let body =
+            br#"{"type":"/problems/deleted-elsewhere","title":"Gone","status":410,"detail":"d"}"#;
+        for shape in [
+            AnswerShape::Created,
+            AnswerShape::Edited,
+            AnswerShape::Moved,
+        ] {
+            let outcome = read_answer(raw(410, body), shape, SystemTime::UNIX_EPOCH);
+            assert_eq!(
+                outcome,
+                AttemptOutcome::Saved {
+                    answer: WriteAnswer::DeletedElsewhere,
+                    replayed: false
+                }
+            );
+        }
+        // Any other 410 stays a refusal.
+        let other =
+            br#"{"type":"/problems/invitation-gone","title":"Gone","status":410,"detail":"d"}"#;
+        assert!(matches!(
+            read_answer(
+                raw(410, other),
+                AnswerShape::Created,
+                SystemTime::UNIX_EPOCH
+            ),
+            AttemptOutcome::Answered { status: 410, .. }
         ));
     }
 }
