@@ -64,24 +64,71 @@ async fn import(app: &TestApp, content_type: Option<&str>, zip: Vec<u8>) -> reqw
     request.send().await.expect("the server answers")
 }
 
-/// This process's resident memory (the app runs in it), in bytes.
-fn resident_bytes() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let line = status
+/// A process's resident memory, in bytes.
+fn resident_bytes(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
         .lines()
         .find(|l| l.starts_with("VmRSS:"))
-        .expect("VmRSS in /proc/self/status");
-    let kib: u64 = line
-        .split_whitespace()
-        .nth(1)
-        .and_then(|v| v.parse().ok())
-        .unwrap();
-    kib * 1024
+        .and_then(|line| line.split_whitespace().nth(1))
+        .and_then(|v| v.parse::<u64>().ok())
+        .map_or(0, |kib| kib * 1024)
+}
+
+/// The server binary in a process of its own, so its memory is measured apart from the
+/// other tests running in this one.
+struct ServerProcess {
+    child: std::process::Child,
+    address: String,
+    _data: tempfile::TempDir,
+}
+
+impl ServerProcess {
+    async fn start() -> Self {
+        let data = tempfile::tempdir().unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_server"))
+            .env("LEPTOS_SITE_ADDR", format!("127.0.0.1:{port}"))
+            .env(
+                "DATABASE_URL",
+                format!("sqlite://{}", data.path().join("import.db").display()),
+            )
+            .env("ONCENOTE_ADMIN_USERNAME", crate::helpers::ADMIN)
+            .env("ONCENOTE_ADMIN_PASSWORD", crate::helpers::ADMIN_PASSWORD)
+            .env("RUST_LOG", "warn")
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("the server binary starts");
+        let address = format!("http://127.0.0.1:{port}");
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while reqwest::get(format!("{address}/healthz")).await.is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the server did not start"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        Self {
+            child,
+            address,
+            _data: data,
+        }
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 #[tokio::test]
 async fn an_export_that_unpacks_past_the_limit_is_413_imports_nothing_and_keeps_memory_bounded() {
-    let app = spawn_app().await;
     // A valid export with one note, padded with spaces (valid JSON between two array
     // elements) to past the limit: about 140 MB that deflate to a fraction of a megabyte.
     let head = format!(
@@ -101,24 +148,48 @@ async fn an_export_that_unpacks_past_the_limit_is_413_imports_nothing_and_keeps_
         zip.len()
     );
 
-    let before = resident_bytes();
+    // The archive is made first: a server connection left idle meanwhile would close.
+    let server = ServerProcess::start().await;
+    let pid = server.child.id();
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(120))
+        // A fresh connection for each request: an idle one may be closed by the server.
+        .pool_max_idle_per_host(0)
+        .build()
+        .unwrap();
+    let signed_in = client
+        .post(format!("{}/api/session", server.address))
+        .json(&json!({ "username": crate::helpers::ADMIN, "password": crate::helpers::ADMIN_PASSWORD }))
+        .send()
+        .await
+        .unwrap();
+    let token = crate::helpers::session_token(&signed_in).expect("signed in");
+    let cookie = format!("oncenote_session={token}");
+    let before = resident_bytes(pid);
     let peak = Arc::new(AtomicU64::new(before));
     let done = Arc::new(AtomicBool::new(false));
     let sampler = std::thread::spawn({
         let (peak, done) = (peak.clone(), done.clone());
         move || {
             while !done.load(Ordering::Relaxed) {
-                peak.fetch_max(resident_bytes(), Ordering::Relaxed);
+                peak.fetch_max(resident_bytes(pid), Ordering::Relaxed);
                 std::thread::sleep(Duration::from_millis(2));
             }
         }
     });
-    let refused = import(&app, Some("application/zip"), zip).await;
+    let refused = client
+        .post(format!("{}/api/import", server.address))
+        .header("cookie", &cookie)
+        .header("content-type", "application/zip")
+        .body(zip)
+        .send()
+        .await
+        .unwrap();
     done.store(true, Ordering::Relaxed);
     sampler.join().unwrap();
     let grew = peak.load(Ordering::Relaxed).saturating_sub(before);
     eprintln!(
-        "resident memory: {} MiB before the import, {} MiB at its peak (+{} MiB)",
+        "the server's resident memory: {} MiB before the import, {} MiB at its peak (+{} MiB)",
         before >> 20,
         peak.load(Ordering::Relaxed) >> 20,
         grew >> 20
@@ -126,7 +197,20 @@ async fn an_export_that_unpacks_past_the_limit_is_413_imports_nothing_and_keeps_
 
     assert_eq!(refused.status(), 413);
     assert_eq!(problem_of(refused).await.slug(), "payload-too-large");
-    assert_eq!(app.note_count().await, 0, "nothing was imported");
+    let notes: serde_json::Value = client
+        .get(format!("{}/api/notes", server.address))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        notes["notes"].as_array().map(Vec::len),
+        Some(0),
+        "nothing was imported"
+    );
     assert!(
         grew < 64 << 20,
         "the import held {} MiB while reading a bomb",
