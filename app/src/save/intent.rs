@@ -469,7 +469,7 @@ mod tests {
         // Made by a page from before the counter: older than both.
         let legacy_late = press("k-old-2", "2026-11-30T09:00:00.000Z", None);
         let legacy_early = press("k-old-1", "2026-11-30T08:00:00.000Z", None);
-        let mut queue = vec![&second, &legacy_late, &first, &legacy_early];
+        let mut queue = [&second, &legacy_late, &first, &legacy_early];
         queue.sort_by(|a, b| queue_order(a).cmp(&queue_order(b)));
         let keys: Vec<&str> = queue.iter().map(|i| i.key.as_str()).collect();
         assert_eq!(keys, ["k-old-1", "k-old-2", "zz-first", "aa-second"]);
