@@ -16,3 +16,4 @@ mod search;
 mod seed_scenarios;
 mod test_db;
 mod transport;
+mod whose_write;
