@@ -10,7 +10,12 @@ use app::api::{
 };
 use serde_json::json;
 
-use crate::helpers::{TestApp, note_json, problem_of, spawn_app};
+use app::save::intent::SaveIntent;
+use app::save::retry_policy::{RetryPolicy, Verdict, classify};
+use app::save::sender::{BurstEnd, Sender};
+
+use crate::helpers::{TestApp, anonymous, note_json, problem_of, spawn_app};
+use crate::transport::{HttpTransport, InstantClock, SteadyHooks};
 
 async fn user_id(app: &TestApp, client: &reqwest::Client) -> String {
     let me: Me = client
@@ -170,4 +175,50 @@ async fn a_page_form_for_someone_else_is_refused_with_the_text_given_back() {
     );
     assert_eq!(counts(&app).await, before);
     assert!(notes_of(&app, &bea).await.is_empty());
+}
+
+#[tokio::test]
+async fn the_pages_sender_keeps_a_write_refused_for_someone_else_waiting_and_sends_it_once_for_its_person()
+ {
+    let app = spawn_app().await;
+    let ada = user_id(&app, &app.client).await;
+    app.new_user("bea").await;
+    let bea_session = app.sign_in("bea", "password of a user").await;
+    let intent = SaveIntent::create(
+        uuid::Uuid::new_v4().to_string(),
+        "Typed in Ada's tab",
+        "after Bea signed in",
+        "2026-11-30T05:00:00.000Z".into(),
+    );
+    let send = |session: &str| {
+        let sender = Sender::new(
+            HttpTransport {
+                client: anonymous(),
+                base: app.address.clone(),
+                session: Some(session.to_owned()),
+                owner: Some(ada.clone()),
+            },
+            InstantClock::default(),
+            RetryPolicy::default(),
+        );
+        let intent = intent.clone();
+        async move { sender.run_burst(&intent, &mut SteadyHooks).await }
+    };
+    let before = counts(&app).await;
+    let BurstEnd::Waiting { last } = send(&bea_session).await else {
+        panic!("the write waits for its person");
+    };
+    assert_eq!(classify(&last), Verdict::SignInNeeded, "{last:?}");
+    assert_eq!(counts(&app).await, before);
+
+    let ada_session = app.session.clone().expect("the admin's session");
+    match send(&ada_session).await {
+        BurstEnd::Saved { replayed, .. } => assert!(!replayed),
+        other => panic!("expected a save, got {other:?}"),
+    }
+    assert!(matches!(
+        send(&ada_session).await,
+        BurstEnd::Saved { replayed: true, .. }
+    ));
+    assert_eq!(notes_of(&app, &app.client).await.len(), 1);
 }
