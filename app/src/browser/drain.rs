@@ -250,6 +250,9 @@ pub fn gone_elsewhere(page: PageState, key: &str) {
     if let Some(intent) = page.queue.intent(key) {
         page.queue.remove(key);
         if finished::is_finished(key) {
+            // Saved as this page's person (it was in their part of the storage): they are
+            // signed in on this browser again.
+            page.queue.someone_else_signed_in.set(false);
             let (title, body) = intent.text();
             for editor in page.editors() {
                 editor.saved(key, title, body);
