@@ -63,7 +63,7 @@ test("a note saved in a tab opened for A after B signed in elsewhere never reach
   // The tab says what happened and keeps the note for A.
   const item = notes.unsavedTitled(title);
   await expect(item).toContainText("someone else is signed in");
-  await expect(page.getByTestId("someone-else")).toContainText(`sign in again`);
+  await expect(page.getByTestId("someone-else")).toContainText("Someone else has signed in");
   await expect(page.getByTestId("someone-else")).toContainText(E2E_USER.username);
   const stored = await notes.storedIntents();
   expect(stored.map((i) => i.title)).toEqual([title]);

@@ -247,6 +247,27 @@ mod tests {
     }
 
     #[test]
+    fn a_write_may_name_only_the_signed_in_person() {
+        let viewer = Viewer {
+            user_id: "ada-id".into(),
+            username: "ada".into(),
+            admin: false,
+            session: "hash".into(),
+        };
+        assert!(check_owner(Some("ada-id"), &viewer).is_ok());
+        assert!(check_owner(Some(" ada-id "), &viewer).is_ok());
+        for other in [Some("bea-id"), Some(""), Some("-"), None] {
+            assert!(
+                matches!(
+                    check_owner(other, &viewer),
+                    Err(ApiError::SignedInAsSomeoneElse)
+                ),
+                "{other:?}"
+            );
+        }
+    }
+
+    #[test]
     fn the_cookie_is_http_only_same_site_lax_and_secure_over_https() {
         let plain = set_cookie("t", Duration::from_secs(60), CookieSecurity(false));
         let plain = plain.to_str().unwrap();
