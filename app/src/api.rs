@@ -9,6 +9,14 @@ pub const NOTES_PATH: &str = "/api/notes";
 pub const IDEMPOTENCY_KEY_HEADER: &str = "Idempotency-Key";
 /// The response header set on a replayed answer.
 pub const IDEMPOTENT_REPLAYED_HEADER: &str = "Idempotent-Replayed";
+/// Whose a write is: the id of the person the page that made it was opened for. A page
+/// keeps its person while the browser's cookie can change under it (sign out in another
+/// tab, someone else signs in), so the server refuses a write that names someone other
+/// than the signed-in person ([`SIGNED_IN_AS_SOMEONE_ELSE`]). On a page's answer the
+/// same header says whose page it is (for the service worker).
+pub const OWNER_HEADER: &str = "x-oncenote-user";
+/// The problem slug of a write refused because someone else is signed in now.
+pub const SIGNED_IN_AS_SOMEONE_ELSE: &str = "signed-in-as-someone-else";
 
 /// Longest title, in characters, after trimming.
 pub const TITLE_MAX_CHARS: usize = 200;
@@ -24,6 +32,9 @@ pub const FORM_PATH: &str = "/notes";
 /// The form field that carries the key the server minted into the page's form (for
 /// saves made without JavaScript).
 pub const FORM_KEY_FIELD: &str = "idempotency_key";
+/// The form field that names the person the page's form was rendered for (the form's
+/// [`OWNER_HEADER`]).
+pub const FORM_OWNER_FIELD: &str = "owner";
 
 /// What the client sends to create a note: the draft plus the moment Save was pressed.
 /// Unknown fields are ignored, so a newer client still works against an older server.

@@ -67,6 +67,13 @@ pub enum ApiError {
     MethodNotAllowed { allow: &'static str },
     #[error("sign in first")]
     Unauthenticated,
+    /// The write names its person (`X-Oncenote-User`, or the form's `owner`) and someone
+    /// else is signed in on this browser now. Nothing was stored; the page keeps the write
+    /// and sends it again once its person has signed in.
+    #[error(
+        "this browser is signed in as another account now; sign in again as the account this was written in to send it"
+    )]
+    SignedInAsSomeoneElse,
     #[error("the username or the password is wrong")]
     InvalidCredentials,
     #[error("too many failed sign-ins; try again in {} minute(s)", retry_after_secs.div_ceil(60))]
@@ -180,6 +187,9 @@ impl ApiError {
                 (StatusCode::METHOD_NOT_ALLOWED, "method-not-allowed")
             }
             ApiError::Unauthenticated => (StatusCode::UNAUTHORIZED, "unauthenticated"),
+            ApiError::SignedInAsSomeoneElse => {
+                (StatusCode::CONFLICT, app::api::SIGNED_IN_AS_SOMEONE_ELSE)
+            }
             ApiError::InvalidCredentials => (StatusCode::UNAUTHORIZED, "invalid-credentials"),
             ApiError::TooManyAttempts { .. } => {
                 (StatusCode::TOO_MANY_REQUESTS, "too-many-attempts")

@@ -252,9 +252,13 @@ pub fn import_file(event: leptos::ev::Event, message: RwSignal<Option<String>>) 
     };
     message.set(Some("Importing…".into()));
     leptos::task::spawn_local(async move {
-        let sent = gloo_net::http::Request::post("/api/import")
-            .header("Content-Type", "application/zip")
-            .body(wasm_bindgen::JsValue::from(file));
+        let mut request =
+            gloo_net::http::Request::post("/api/import").header("Content-Type", "application/zip");
+        // Into this page's person's account, never whoever else signed in since.
+        if let Some(owner) = super::namespace::user() {
+            request = request.header(crate::api::OWNER_HEADER, &owner);
+        }
+        let sent = request.body(wasm_bindgen::JsValue::from(file));
         let text = match sent {
             Ok(request) => match request.send().await {
                 Ok(response) if response.ok() => match response.json::<serde_json::Value>().await {

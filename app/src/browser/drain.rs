@@ -5,13 +5,15 @@
 
 use std::cell::Cell;
 
+use leptos::prelude::Set;
+
 use super::fetch_transport::{FetchTransport, TimerClock};
 use super::finished::{self, Finished};
-use super::{intent_store, tab_lock};
+use super::{intent_store, namespace, tab_lock};
 use crate::api::{EditAnswer, EditOutcome};
 use crate::save::intent::{IntentKind, IntentState, SaveIntent};
 use crate::save::response::WriteAnswer;
-use crate::save::retry_policy::{AttemptOutcome, RetryPolicy};
+use crate::save::retry_policy::{RetryPolicy, Verdict, classify, someone_else_signed_in};
 use crate::save::sender::{BurstEnd, BurstEvent, BurstHooks, Sender, describe};
 use crate::state::PageState;
 use crate::state::queue::{Notice, NoticeAction};
@@ -42,8 +44,10 @@ enum Continue {
 }
 
 async fn run(page: PageState) {
+    // This page's intents are its person's (their part of the storage); each attempt
+    // says so, whoever's cookie the browser holds by then.
     let sender = Sender::new(
-        FetchTransport::default(),
+        FetchTransport::for_owner(namespace::user()),
         TimerClock,
         RetryPolicy::default(),
     );
@@ -90,6 +94,8 @@ async fn run(page: PageState) {
 fn apply(page: PageState, mut intent: SaveIntent, end: BurstEnd) -> Continue {
     match end {
         BurstEnd::Saved { answer, .. } => {
+            // Accepted as this page's person's: they are the one signed in (again).
+            page.queue.someone_else_signed_in.set(false);
             finish(page, &intent, &answer);
             Continue::NextIntent
         }
@@ -98,9 +104,13 @@ fn apply(page: PageState, mut intent: SaveIntent, end: BurstEnd) -> Continue {
             persist(page, intent);
             Continue::NextIntent
         }
-        BurstEnd::Waiting {
-            last: AttemptOutcome::Answered { status: 401, .. },
-        } => {
+        // Its person is not signed in (the session ended, or someone else signed in on
+        // this browser): kept in their part of the storage, sent again by the next burst
+        // (refused, storing nothing, until they have signed in again).
+        BurstEnd::Waiting { last } if classify(&last) == Verdict::SignInNeeded => {
+            page.queue
+                .someone_else_signed_in
+                .set(someone_else_signed_in(&last));
             intent.state = IntentState::SignedOut;
             persist(page, intent);
             Continue::StopQueue
@@ -253,6 +263,9 @@ pub fn gone_elsewhere(page: PageState, key: &str) {
     if let Some(intent) = page.queue.intent(key) {
         page.queue.remove(key);
         if finished::is_finished(key) {
+            // Saved as this page's person (it was in their part of the storage): they are
+            // signed in on this browser again.
+            page.queue.someone_else_signed_in.set(false);
             let (title, body) = intent.text();
             for editor in page.editors() {
                 editor.saved(key, title, body);

@@ -8,7 +8,7 @@ use futures::future::{Either, select};
 use gloo_net::http::{Method, RequestBuilder};
 use gloo_timers::future::TimeoutFuture;
 
-use crate::api::{IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER};
+use crate::api::{IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, OWNER_HEADER};
 use crate::save::intent::SaveIntent;
 use crate::save::response::{RawAnswer, read_answer};
 use crate::save::retry_policy::AttemptOutcome;
@@ -18,12 +18,17 @@ use crate::save::sender::{Clock, Transport};
 pub struct FetchTransport {
     /// How long one attempt may take, from sending to the last byte of the answer.
     pub timeout: Duration,
+    /// The person whose intents these are (this page's person, whose part of the storage
+    /// holds them). Every attempt names them, so a write is never stored for whoever
+    /// else has signed in on this browser since.
+    pub owner: Option<String>,
 }
 
-impl Default for FetchTransport {
-    fn default() -> Self {
+impl FetchTransport {
+    pub fn for_owner(owner: Option<String>) -> Self {
         Self {
             timeout: Duration::from_secs(10),
+            owner,
         }
     }
 }
@@ -32,7 +37,7 @@ impl Transport for FetchTransport {
     async fn send(&self, intent: &SaveIntent) -> AttemptOutcome {
         let controller = web_sys::AbortController::new().ok();
         let signal = controller.as_ref().map(|c| c.signal());
-        let attempt = std::pin::pin!(attempt(intent, signal.as_ref()));
+        let attempt = std::pin::pin!(attempt(intent, self.owner.as_deref(), signal.as_ref()));
         let timeout = TimeoutFuture::new(self.timeout.as_millis().min(u32::MAX as u128) as u32);
         match select(attempt, timeout).await {
             Either::Left((outcome, _)) => outcome,
@@ -47,17 +52,23 @@ impl Transport for FetchTransport {
 }
 
 /// Sends the intent's request and reads the whole answer.
-async fn attempt(intent: &SaveIntent, signal: Option<&web_sys::AbortSignal>) -> AttemptOutcome {
+async fn attempt(
+    intent: &SaveIntent,
+    owner: Option<&str>,
+    signal: Option<&web_sys::AbortSignal>,
+) -> AttemptOutcome {
     let wire = intent.request();
     let network = |error: gloo_net::Error| AttemptOutcome::Network {
         reason: error.to_string(),
     };
-    let request = RequestBuilder::new(&wire.path)
+    let mut builder = RequestBuilder::new(&wire.path)
         .method(Method::from_bytes(wire.method.as_bytes()).unwrap_or(Method::POST))
         .header(IDEMPOTENCY_KEY_HEADER, &intent.key)
-        .header("Content-Type", "application/json")
-        .abort_signal(signal)
-        .body(wire.body);
+        .header("Content-Type", "application/json");
+    if let Some(owner) = owner {
+        builder = builder.header(OWNER_HEADER, owner);
+    }
+    let request = builder.abort_signal(signal).body(wire.body);
     let response = match request {
         Ok(request) => match request.send().await {
             Ok(response) => response,

@@ -27,9 +27,14 @@ pub fn set_user(id: &str) {
     USER.with(|user| *user.borrow_mut() = Some(id.to_owned()));
 }
 
+/// The person this page was opened for (who its queue belongs to), once set.
+pub fn user() -> Option<String> {
+    USER.with(|user| user.borrow().clone())
+}
+
 /// The key of `name` in the signed-in person's part of the storage.
 pub fn key(name: &str) -> String {
-    let user = USER.with(|user| user.borrow().clone()).unwrap_or_default();
+    let user = user().unwrap_or_default();
     format!("oncenote.u.{user}.{name}")
 }
 

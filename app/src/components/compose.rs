@@ -6,7 +6,9 @@
 
 use leptos::prelude::*;
 
-use crate::api::{BODY_MAX_CHARS, FORM_KEY_FIELD, FORM_PATH, TITLE_MAX_CHARS, grouped};
+use crate::api::{
+    BODY_MAX_CHARS, FORM_KEY_FIELD, FORM_OWNER_FIELD, FORM_PATH, TITLE_MAX_CHARS, grouped,
+};
 use crate::door;
 use crate::state::PageState;
 
@@ -23,6 +25,7 @@ pub fn Compose() -> impl IntoView {
     view! {
         <form class="compose" method="post" action=FORM_PATH on:submit=on_submit aria-label="New note">
             <input type="hidden" name=FORM_KEY_FIELD value=form_key() />
+            <input type="hidden" name=FORM_OWNER_FIELD value=form_owner() />
             <label for="note-title">"Title"</label>
             <input
                 id="note-title"
@@ -76,6 +79,22 @@ fn form_key() -> String {
     {
         use_context::<crate::ssr_context::FormKey>()
             .map(|k| k.0)
+            .unwrap_or_default()
+    }
+    // In the browser the server's value is already in the page (hydration keeps it).
+    #[cfg(not(feature = "ssr"))]
+    {
+        String::new()
+    }
+}
+
+/// The person this render of the form is for: the server refuses the form if someone
+/// else has signed in on this browser before it is sent.
+fn form_owner() -> String {
+    #[cfg(feature = "ssr")]
+    {
+        use_context::<crate::ssr_context::SignedInAs>()
+            .map(|s| s.0.user_id)
             .unwrap_or_default()
     }
     // In the browser the server's value is already in the page (hydration keeps it).

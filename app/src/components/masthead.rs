@@ -1,10 +1,13 @@
 //! The top of every page: the app's name and, for the signed-in person, the way to the
 //! notes, the trash and their account, the search box (a plain form, so it searches
-//! without JavaScript too), and Sign out (which asks first when writes are unsaved).
+//! without JavaScript too), and Sign out (which asks first when writes are unsaved) — and,
+//! when someone else has signed in on this browser since the page was opened, a warning
+//! that this page's writes wait for its person.
 
 use leptos::prelude::*;
 
 use crate::api::Me;
+use crate::components::unsaved_list::sign_in_here;
 use crate::data;
 use crate::door;
 use crate::state::PageState;
@@ -36,7 +39,20 @@ fn SignedInMenu(me: Me) -> impl IntoView {
     let admin = me
         .admin
         .then(|| view! { <a href="/admin" rel="external">"People"</a> });
+    let name = me.username.clone();
     view! {
+        // The cookie changed under this page (its person signed out in another tab, someone
+        // else signed in): the server refused this page's writes, which wait for its person.
+        <Show when=move || page.queue.someone_else_signed_in.get()>
+            <p class="someone-else" role="alert" data-testid="someone-else">
+                "Someone else has signed in on this browser since this page was opened. What you save here is "
+                {name.clone()}
+                "’s: it stays in this browser and is sent once "
+                {name.clone()}
+                " signs in again. "
+                <a href=sign_in_here() rel="external">"Sign in as " {name.clone()}</a>
+            </p>
+        </Show>
         <nav aria-label="Main">
             <a href="/" rel="external">"Notes"</a>
             <a href="/trash" rel="external">"Trash"</a>

@@ -111,11 +111,20 @@ fn IntentStatus(key: String, state: IntentState, edit_at: Option<Option<String>>
             <button type="button" class="link" on:click=move |_| door::retry_now(page)>"Retry now"</button>
         }
         .into_any(),
-        IntentState::SignedOut => view! {
-            <span class="state">"waiting — your session ended. "</span>
-            <a href=sign_in_here() rel="external">"Sign in to send it"</a>
+        IntentState::SignedOut => {
+            let why = move || {
+                if page.queue.someone_else_signed_in.get() {
+                    "waiting — someone else is signed in on this browser now. "
+                } else {
+                    "waiting — your session ended. "
+                }
+            };
+            view! {
+                <span class="state">{why}</span>
+                <a href=sign_in_here() rel="external">"Sign in to send it"</a>
+            }
+            .into_any()
         }
-        .into_any(),
         IntentState::Failed { problem } => {
             let edit = key.clone();
             let edit_button = match edit_at {
@@ -173,7 +182,7 @@ fn UnreadableItem(storage_key: String, raw: String, why: Unreadable) -> impl Int
 }
 
 /// The sign-in page, coming back to this page.
-fn sign_in_here() -> String {
+pub fn sign_in_here() -> String {
     #[cfg(feature = "hydrate")]
     if let Some(location) = web_sys::window().map(|w| w.location()) {
         let here = format!(

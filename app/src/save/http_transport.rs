@@ -7,15 +7,17 @@ use super::intent::SaveIntent;
 use super::response::{RawAnswer, read_answer};
 use super::retry_policy::AttemptOutcome;
 use super::sender::Transport;
-use crate::api::{IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER};
+use crate::api::{IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, OWNER_HEADER};
 
 /// Sends intents to the server at `base` (`http://host:port`), signed in with `session`
-/// (the session token) when there is one.
+/// (the session token) when there is one, naming `owner` as the person they are for
+/// when set (as the page does).
 #[derive(Clone)]
 pub struct HttpTransport {
     pub client: reqwest::Client,
     pub base: String,
     pub session: Option<String>,
+    pub owner: Option<String>,
 }
 
 impl Transport for HttpTransport {
@@ -28,6 +30,9 @@ impl Transport for HttpTransport {
             .request(method, format!("{}{}", self.base, request.path))
             .header(IDEMPOTENCY_KEY_HEADER, &intent.key)
             .header("content-type", "application/json");
+        if let Some(owner) = &self.owner {
+            builder = builder.header(OWNER_HEADER, owner);
+        }
         if let Some(token) = &self.session {
             builder = builder.header("cookie", format!("oncenote_session={token}"));
         }

@@ -26,7 +26,8 @@ pub enum IntentState {
     Waiting { reason: String },
     /// The server refused the payload for good; only Edit or Discard can follow.
     Failed { problem: Problem },
-    /// The session ended: kept, and sent with its own key once the person signs in again.
+    /// Its person is not signed in (the session ended, or someone else signed in on this
+    /// browser since): kept, and sent with its own key once they sign in again.
     SignedOut,
 }
 

@@ -5,7 +5,7 @@
 use std::time::{Duration, SystemTime};
 
 use super::response::WriteAnswer;
-use crate::api::Problem;
+use crate::api::{Problem, SIGNED_IN_AS_SOMEONE_ELSE};
 
 /// What one attempt came back with.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,8 +33,10 @@ pub enum Verdict {
     Recoverable,
     /// The server refused this payload for good: never resend it unchanged.
     Permanent,
-    /// The session ended (401): nothing is wrong with the write; it waits, kept, until the
-    /// person signs in again, and is then sent with its own key.
+    /// Its person is not signed in: the session ended (401), or someone else signed in on
+    /// this browser since the page was opened (409 `signed-in-as-someone-else`). Nothing
+    /// is wrong with the write; it waits, kept, until its person signs in again, and is
+    /// then sent with its own key.
     SignInNeeded,
 }
 
@@ -49,9 +51,11 @@ pub fn classify(outcome: &AttemptOutcome) -> Verdict {
             200..=299 => Verdict::Done,
             408 | 429 => Verdict::Recoverable,
             401 => Verdict::SignInNeeded,
-            // Only the in-use conflict is a "wait and retry"; any other 409 is a refusal.
+            // Only the in-use conflict is a "wait and retry"; any other 409 is a refusal —
+            // except a write refused for being someone else's than the signed-in person's.
             409 => match problem {
                 Some(p) if p.slug() == "idempotency-key-in-use" => Verdict::Recoverable,
+                _ if someone_else_signed_in(outcome) => Verdict::SignInNeeded,
                 _ => Verdict::Permanent,
             },
             // Every other 4xx (400, 403, 404, 413, 415, 422, and a quota-like 402)
@@ -62,6 +66,19 @@ pub fn classify(outcome: &AttemptOutcome) -> Verdict {
             _ => Verdict::Recoverable,
         },
     }
+}
+
+/// Whether the server refused the write because someone other than its person is signed
+/// in on this browser now (the page then says so, and the write waits for its person).
+pub fn someone_else_signed_in(outcome: &AttemptOutcome) -> bool {
+    matches!(
+        outcome,
+        AttemptOutcome::Answered {
+            status: 409,
+            problem: Some(p),
+            ..
+        } if p.slug() == SIGNED_IN_AS_SOMEONE_ELSE
+    )
 }
 
 /// What the sender does after an attempt.
@@ -178,6 +195,15 @@ mod tests {
         }
     }
 
+    fn problem(slug: &str) -> Problem {
+        Problem {
+            kind: format!("/problems/{slug}"),
+            title: "t".into(),
+            status: 409,
+            detail: "d".into(),
+        }
+    }
+
     #[test]
     fn backoff_doubles_from_half_a_second_and_stops_at_thirty() {
         let policy = RetryPolicy::default();
@@ -253,12 +279,6 @@ mod tests {
 
     #[test]
     fn only_the_key_in_use_conflict_is_retried() {
-        let problem = |slug: &str| Problem {
-            kind: format!("/problems/{slug}"),
-            title: "t".into(),
-            status: 409,
-            detail: "d".into(),
-        };
         let in_use = AttemptOutcome::Answered {
             status: 409,
             retry_after: Some(Duration::from_secs(1)),
@@ -280,6 +300,25 @@ mod tests {
             RetryPolicy::default().next_step(1, &answered(401, None), 1.0),
             NextStep::EndBurst
         );
+    }
+
+    #[test]
+    fn a_write_refused_for_someone_else_waits_for_its_person_and_is_never_given_up() {
+        let refused = AttemptOutcome::Answered {
+            status: 409,
+            retry_after: None,
+            problem: Some(problem(SIGNED_IN_AS_SOMEONE_ELSE)),
+        };
+        assert!(someone_else_signed_in(&refused));
+        assert_eq!(classify(&refused), Verdict::SignInNeeded);
+        assert_eq!(
+            RetryPolicy::default().next_step(1, &refused, 1.0),
+            NextStep::EndBurst,
+            "no second attempt in this burst: nothing changes until its person signs in"
+        );
+        // The plain ended session is not "someone else".
+        assert!(!someone_else_signed_in(&answered(401, None)));
+        assert!(!someone_else_signed_in(&answered(409, None)));
     }
 
     #[test]

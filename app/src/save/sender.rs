@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::intent::SaveIntent;
 use super::response::WriteAnswer;
-use super::retry_policy::{AttemptOutcome, NextStep, RetryPolicy};
+use super::retry_policy::{AttemptOutcome, NextStep, RetryPolicy, someone_else_signed_in};
 use crate::api::Problem;
 
 /// Makes one attempt: the intent's request, with its key.
@@ -148,6 +148,10 @@ pub fn describe(outcome: &AttemptOutcome) -> String {
         AttemptOutcome::TimedOut => "the server did not answer in time".into(),
         AttemptOutcome::Answered { status: 401, .. } => {
             "your session ended; sign in again to send it".into()
+        }
+        other if someone_else_signed_in(other) => {
+            "someone else is signed in on this browser now; sign in again as yourself to send it"
+                .into()
         }
         AttemptOutcome::Answered {
             status,
@@ -300,6 +304,34 @@ mod tests {
         assert!(matches!(end, BurstEnd::Failed { problem } if problem.status == 402));
         assert!(sender.clock.slept.borrow().is_empty());
         assert_eq!(sender.transport.keys.borrow().len(), 1);
+    }
+
+    #[test]
+    fn a_write_refused_for_someone_else_waits_after_one_attempt_and_is_not_failed() {
+        let refused = AttemptOutcome::Answered {
+            status: 409,
+            retry_after: None,
+            problem: Some(Problem {
+                kind: format!("/problems/{}", crate::api::SIGNED_IN_AS_SOMEONE_ELSE),
+                title: "Conflict".into(),
+                status: 409,
+                detail: "d".into(),
+            }),
+        };
+        let sender = Sender::new(
+            ScriptedTransport::new(vec![refused.clone()]),
+            RecordingClock::default(),
+            RetryPolicy::default(),
+        );
+        let end = block_on(sender.run_burst(&intent(), &mut hooks()));
+        assert_eq!(
+            end,
+            BurstEnd::Waiting {
+                last: refused.clone()
+            }
+        );
+        assert_eq!(sender.transport.keys.borrow().len(), 1);
+        assert!(describe(&refused).contains("someone else is signed in"));
     }
 
     #[test]

@@ -73,6 +73,9 @@ pub struct SaveQueue {
     pub now_ms: RwSignal<f64>,
     /// `navigator.onLine`, kept current by the `online` and `offline` events.
     pub online: RwSignal<bool>,
+    /// The server refused a write of this page because someone else is signed in on this
+    /// browser now (the page's person signed out in another tab, another signed in).
+    pub someone_else_signed_in: RwSignal<bool>,
 }
 
 impl Default for SaveQueue {
@@ -91,6 +94,7 @@ impl SaveQueue {
             notices: RwSignal::new(Vec::new()),
             now_ms: RwSignal::new(0.0),
             online: RwSignal::new(true),
+            someone_else_signed_in: RwSignal::new(false),
         }
     }
 

@@ -12,8 +12,9 @@ use axum::response::{IntoResponse, Response};
 use super::Viewer;
 use crate::state::AppState;
 
-/// The header that names a page's owner for the service worker (`-`: nobody).
-pub const USER_HEADER: &str = "x-oncenote-user";
+/// The header that names a page's owner for the service worker (`-`: nobody). The
+/// page's writes carry the same header, naming the person they are for (`session`).
+pub const USER_HEADER: &str = app::api::OWNER_HEADER;
 
 /// Whether a page must never be kept by a browser or the service worker: the account
 /// pages carry one-time links (an invitation, a setup token) and forms, and nothing on

@@ -15,6 +15,8 @@ use axum::http::{HeaderMap, HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
+use app::api::OWNER_HEADER;
+
 use super::{Viewer, tokens};
 use crate::error::ApiError;
 use crate::http::client::{ClientAddr, is_https};
@@ -129,19 +131,43 @@ pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
         .filter(|value| !value.is_empty())
 }
 
-/// The signed-in person, or 401 `unauthenticated`.
+/// The signed-in person, or 401 `unauthenticated` — or 409 `signed-in-as-someone-else`
+/// when the request names another person in `X-Oncenote-User`. The page's own writes
+/// name the person the page was opened for, whose cookie may have been replaced since
+/// (they signed out in another tab, someone else signed in): such a write is refused
+/// here, before its body is read or its key claimed, so it stores nothing and stays in
+/// the browser for its owner. Requests that name no one (scripts, curl) are the
+/// signed-in person's, as before.
 pub struct SignedIn(pub Viewer);
 
 impl<S: Send + Sync> FromRequestParts<S> for SignedIn {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
-        parts
+        let viewer = parts
             .extensions
             .get::<Viewer>()
             .cloned()
-            .map(SignedIn)
-            .ok_or(ApiError::Unauthenticated)
+            .ok_or(ApiError::Unauthenticated)?;
+        match parts.headers.get(OWNER_HEADER) {
+            None => Ok(SignedIn(viewer)),
+            Some(named) => {
+                check_owner(named.to_str().ok(), &viewer)?;
+                Ok(SignedIn(viewer))
+            }
+        }
+    }
+}
+
+/// Refuses a write that names (`named`: unreadable is `None`) someone other than the
+/// signed-in person.
+pub fn check_owner(named: Option<&str>, viewer: &Viewer) -> Result<(), ApiError> {
+    if named.map(str::trim) == Some(viewer.user_id.as_str()) {
+        Ok(())
+    } else {
+        let error = ApiError::SignedInAsSomeoneElse;
+        error.log(None);
+        Err(error)
     }
 }
 
@@ -240,6 +266,27 @@ mod tests {
         );
         assert_eq!(cookie(&headers, COOKIE).as_deref(), Some("abc123"));
         assert_eq!(cookie(&headers, "missing"), None);
+    }
+
+    #[test]
+    fn a_write_may_name_only_the_signed_in_person() {
+        let viewer = Viewer {
+            user_id: "ada-id".into(),
+            username: "ada".into(),
+            admin: false,
+            session: "hash".into(),
+        };
+        assert!(check_owner(Some("ada-id"), &viewer).is_ok());
+        assert!(check_owner(Some(" ada-id "), &viewer).is_ok());
+        for other in [Some("bea-id"), Some(""), Some("-"), None] {
+            assert!(
+                matches!(
+                    check_owner(other, &viewer),
+                    Err(ApiError::SignedInAsSomeoneElse)
+                ),
+                "{other:?}"
+            );
+        }
     }
 
     #[test]

@@ -12,11 +12,11 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::routing::post;
 use serde::Deserialize;
 
-use app::api::{FORM_KEY_FIELD, FORM_PATH, NewNote};
+use app::api::{FORM_KEY_FIELD, FORM_OWNER_FIELD, FORM_PATH, NewNote};
 
 use super::new_note::ValidNewNote;
 use super::writes::{CreateNote, CreateReply};
-use crate::accounts::session::SignedIn;
+use crate::accounts::session::{SignedIn, check_owner};
 use crate::error::ApiError;
 use crate::http::body::read_limited;
 use crate::idempotency::{self, IdempotencyKey};
@@ -38,6 +38,9 @@ struct Fields {
     body: String,
     #[serde(rename = "idempotency_key", default)]
     key: String,
+    /// The person the page's form was rendered for (absent from older pages).
+    #[serde(default)]
+    owner: Option<String>,
 }
 
 #[tracing::instrument(name = "form_create", skip_all, fields(key = tracing::field::Empty))]
@@ -58,7 +61,7 @@ async fn submit(
     };
     let bytes = match read_limited(&headers, body, state.config.body_timeout).await {
         Ok(bytes) => bytes,
-        Err(error) => return refused(&state, error, None),
+        Err(error) => return refused(&state, error, None, None),
     };
     let is_form = headers
         .get(header::CONTENT_TYPE)
@@ -67,17 +70,25 @@ async fn submit(
     if !is_form {
         let error =
             ApiError::UnsupportedMediaType("the form must be sent as a web form".to_owned());
-        return refused(&state, error, None);
+        return refused(&state, error, None, None);
     }
     let fields: Fields = match serde_urlencoded::from_bytes(&bytes) {
         Ok(fields) => fields,
-        Err(e) => return refused(&state, ApiError::InvalidBody(e.to_string()), None),
+        Err(e) => return refused(&state, ApiError::InvalidBody(e.to_string()), None, None),
     };
     // Browsers send a textarea's line breaks as CRLF; the app's own saves use LF.
     let body = fields.body.replace("\r\n", "\n");
+    let owner = fields.owner.as_deref().filter(|o| !o.is_empty());
+    // A form rendered for someone else than the person signed in now (they signed out in
+    // another tab and someone else signed in): not theirs to store.
+    if let Some(named) = owner
+        && let Err(error) = check_owner(Some(named), &viewer)
+    {
+        return refused(&state, error, Some((&fields.title, &body)), owner);
+    }
     let key = match IdempotencyKey::parse(&fields.key) {
         Ok(key) => key,
-        Err(error) => return refused(&state, error, Some((&fields.title, &body))),
+        Err(error) => return refused(&state, error, Some((&fields.title, &body)), owner),
     };
     tracing::Span::current().record("key", key.as_str());
     let request = NewNote {
@@ -87,7 +98,7 @@ async fn submit(
     };
     let note = match ValidNewNote::parse(request) {
         Ok(note) => note,
-        Err(error) => return refused(&state, error, Some((&fields.title, &body))),
+        Err(error) => return refused(&state, error, Some((&fields.title, &body)), owner),
     };
     let create = CreateNote {
         note,
@@ -97,21 +108,35 @@ async fn submit(
         Ok(answer) => answer.into_response(),
         Err(error) => {
             error.log(Some(key.as_str()));
-            refused(&state, error, Some((&fields.title, &body)))
+            refused(&state, error, Some((&fields.title, &body)), owner)
         }
     }
 }
 
 /// A page that says why the note was not saved and gives the text back in a form with a
-/// new key, so nothing typed is lost.
-fn refused(state: &AppState, error: ApiError, draft: Option<(&str, &str)>) -> Response {
+/// new key (and the same person, if the form named one), so nothing typed is lost.
+fn refused(
+    state: &AppState,
+    error: ApiError,
+    draft: Option<(&str, &str)>,
+    owner: Option<&str>,
+) -> Response {
     let (status, _) = error.status_and_slug();
     let (title, body) = draft.unwrap_or_default();
-    let retry_hint = if status.is_server_error() || status == StatusCode::CONFLICT {
+    let retry_hint = if status.is_server_error() || matches!(error, ApiError::IdempotencyKeyInUse) {
         " Nothing was saved; send the form again in a moment."
+    } else if matches!(error, ApiError::SignedInAsSomeoneElse) {
+        " Nothing was saved."
     } else {
         ""
     };
+    let owner_field = owner.map_or(String::new(), |owner| {
+        format!(
+            r#"<input type="hidden" name="{FORM_OWNER_FIELD}" value="{}">
+"#,
+            escape(owner)
+        )
+    });
     let page = format!(
         r#"<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -121,7 +146,7 @@ fn refused(state: &AppState, error: ApiError, draft: Option<(&str, &str)>) -> Re
 <p class="notice" role="alert">Not saved: {message}.{retry_hint}</p>
 <form class="compose" method="post" action="{FORM_PATH}" aria-label="New note">
 <input type="hidden" name="{FORM_KEY_FIELD}" value="{key}">
-<label for="note-title">Title</label>
+{owner_field}<label for="note-title">Title</label>
 <input id="note-title" name="title" type="text" autocomplete="off" value="{title}">
 <label for="note-body">Body</label>
 <textarea id="note-body" name="body" rows="6">{body}</textarea>

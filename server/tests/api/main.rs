@@ -19,3 +19,4 @@ mod search;
 mod seed_scenarios;
 mod test_db;
 mod transport;
+mod whose_write;

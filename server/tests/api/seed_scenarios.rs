@@ -22,6 +22,7 @@ fn http(app: &TestApp) -> HttpTransport {
         client: app.client.clone(),
         base: app.address.clone(),
         session: app.session.clone(),
+        owner: None,
     }
 }
 

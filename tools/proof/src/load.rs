@@ -225,6 +225,7 @@ pub async fn run(
             client: client.clone(),
             base: base_url.to_owned(),
             session: Some(session),
+            owner: None,
         };
         let sender = Sender::new(transport, TokioClock, config.policy.clone());
         let (records, counts, progress) = (records.clone(), counts.clone(), progress.clone());
