@@ -208,15 +208,25 @@ mod tests {
     }
 
     #[test]
-    fn the_account_bucket_ignores_case_and_the_address_allows_more() {
+    fn the_address_is_counted_first_and_the_account_ignores_case() {
         let buckets = sign_in_buckets(" Ada ", "10.0.0.7".parse().unwrap());
         assert_eq!(
-            buckets[0],
-            sign_in_buckets("ada", "10.0.0.8".parse().unwrap())[0]
+            buckets[1],
+            sign_in_buckets("ada", "10.0.0.8".parse().unwrap())[1]
         );
-        assert_eq!(buckets[0].factor, 1);
-        assert_eq!(buckets[1].name, "address:10.0.0.7");
-        assert!(buckets[1].factor > 1);
+        assert_eq!(buckets[1].factor, 1);
+        assert_eq!(buckets[0].name, "address:10.0.0.7");
+        assert!(buckets[0].factor > 1);
+    }
+
+    #[test]
+    fn an_ipv6_address_counts_by_its_64_bit_prefix() {
+        let one = sign_in_buckets("a", "2001:db8:1:2:aaaa::1".parse().unwrap());
+        let other = sign_in_buckets("a", "2001:db8:1:2:bbbb::9".parse().unwrap());
+        assert_eq!(one[0], other[0]);
+        assert_eq!(one[0].name, "address:2001:db8:1:2::/64");
+        let mapped = sign_in_buckets("a", "::ffff:10.0.0.7".parse().unwrap());
+        assert_eq!(mapped[0].name, "address:10.0.0.7");
     }
 
     #[test]
