@@ -47,7 +47,7 @@ pub fn count_notes(zip: &[u8]) -> Result<usize, ApiError> {
         if count > MAX_NOTES {
             return Err(ApiError::ValidationFailed(format!(
                 "this export holds more than {} notes, the most one import takes",
-                thousands(MAX_NOTES)
+                app::api::grouped(MAX_NOTES)
             )));
         }
         Ok(())
@@ -80,11 +80,11 @@ pub fn each_note(
         (Ok(()), _, _) => Ok(()),
         (Err(_), Some(Tripped::TooLarge), _) => Err(ApiError::UnpacksTooLarge(format!(
             "notes.json unpacks to more than {} bytes, the most an import reads",
-            thousands(MAX_INFLATED_BYTES as usize)
+            app::api::grouped(MAX_INFLATED_BYTES as usize)
         ))),
         (Err(_), Some(Tripped::TextTooLong), _) => Err(not_an_export(&format!(
             "notes.json holds a text of more than {} bytes, longer than any note can be",
-            thousands(MAX_TEXT_BYTES as usize)
+            app::api::grouped(MAX_TEXT_BYTES as usize)
         ))),
         (Err(_), None, Some(refusal)) => Err(refusal),
         (Err(error), None, None) => Err(not_an_export(&format!("notes.json: {error}"))),
@@ -107,19 +107,6 @@ pub fn cut(text: &str, max: usize) -> String {
     }
 }
 
-/// `10000` as `10,000`.
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// The archive, its entries listed within [`DIRECTORY_BUDGET`] and counted.
 fn open(zip: &[u8]) -> Result<zip::ZipArchive<Budgeted<'_>>, ApiError> {
     let budget = Rc::new(Cell::new(DIRECTORY_BUDGET));
@@ -130,8 +117,8 @@ fn open(zip: &[u8]) -> Result<zip::ZipArchive<Budgeted<'_>>, ApiError> {
     let too_many = || {
         ApiError::ValidationFailed(format!(
             "this archive lists more entries than an export of {} notes has ({} at most)",
-            thousands(MAX_NOTES),
-            thousands(MAX_ENTRIES)
+            app::api::grouped(MAX_NOTES),
+            app::api::grouped(MAX_ENTRIES)
         ))
     };
     let archive = zip::ZipArchive::new(reader).map_err(|e| {
@@ -348,9 +335,9 @@ mod tests {
     fn a_cut_text_keeps_its_first_characters_and_an_ellipsis() {
         assert_eq!(cut("Crème brûlée", 5), "Crème…");
         assert_eq!(cut("short", 5), "short");
-        assert_eq!(thousands(10_000), "10,000");
-        assert_eq!(thousands(134_217_728), "134,217,728");
-        assert_eq!(thousands(999), "999");
+        assert_eq!(app::api::grouped(10_000), "10,000");
+        assert_eq!(app::api::grouped(134_217_728), "134,217,728");
+        assert_eq!(app::api::grouped(999), "999");
     }
 
     #[test]

@@ -57,9 +57,9 @@ fn is_length_limit(error: &axum::Error) -> bool {
     false
 }
 
-/// The body must be declared as JSON (`application/json`, with or without parameters).
-pub fn require_json(headers: &HeaderMap) -> Result<(), ApiError> {
-    let declared = headers
+/// The media type a request declares for its body, lower case, without parameters.
+fn media_type(headers: &HeaderMap) -> Option<String> {
+    headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .map(|v| {
@@ -68,7 +68,12 @@ pub fn require_json(headers: &HeaderMap) -> Result<(), ApiError> {
                 .unwrap_or("")
                 .trim()
                 .to_ascii_lowercase()
-        });
+        })
+}
+
+/// The body must be declared as JSON (`application/json`, with or without parameters).
+pub fn require_json(headers: &HeaderMap) -> Result<(), ApiError> {
+    let declared = media_type(headers);
     match declared.as_deref() {
         Some("application/json") => Ok(()),
         Some(other) => Err(ApiError::UnsupportedMediaType(format!(
@@ -83,16 +88,7 @@ pub fn require_json(headers: &HeaderMap) -> Result<(), ApiError> {
 /// The body must be declared as a zip archive: `application/zip`, or
 /// `application/x-zip-compressed` (what some systems call a `.zip` file).
 pub fn require_zip(headers: &HeaderMap) -> Result<(), ApiError> {
-    let declared = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .map(|v| {
-            v.split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase()
-        });
+    let declared = media_type(headers);
     match declared.as_deref() {
         Some("application/zip" | "application/x-zip-compressed") => Ok(()),
         Some(other) => Err(ApiError::UnsupportedMediaType(format!(
