@@ -91,6 +91,7 @@ impl Application {
             leptos_options,
             shell,
             key_gates: Arc::default(),
+            write_health: Arc::default(),
         };
         Ok(Self {
             listener,
