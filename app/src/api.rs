@@ -163,6 +163,17 @@ pub struct NotesPage {
     pub next: Option<String>,
 }
 
+/// The problem slugs (`type` is `/problems/{slug}`) the client acts on; the server's
+/// `error.rs` answers with these same constants.
+pub mod slugs {
+    /// 409: a request with the same key is running now; retried with the key.
+    pub const IDEMPOTENCY_KEY_IN_USE: &str = "idempotency-key-in-use";
+    /// 503: the database cannot be reached (it restarts, a connection was lost).
+    pub const DATABASE_UNAVAILABLE: &str = "database-unavailable";
+    /// 507: the server's disk (or its database) is full until the operator makes room.
+    pub const STORAGE_FULL: &str = "storage-full";
+}
+
 /// An RFC 9457 problem document, as every error of the API is shaped.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Problem {

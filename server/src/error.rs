@@ -21,7 +21,7 @@ use std::time::Instant;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use app::api::Problem;
+use app::api::{Problem, slugs};
 
 /// Every error the API answers with.
 #[derive(Debug, thiserror::Error)]
@@ -217,14 +217,14 @@ impl ApiError {
             ApiError::IdempotencyKeyReused => {
                 (StatusCode::UNPROCESSABLE_ENTITY, "idempotency-key-reused")
             }
-            ApiError::IdempotencyKeyInUse => (StatusCode::CONFLICT, "idempotency-key-in-use"),
+            ApiError::IdempotencyKeyInUse => (StatusCode::CONFLICT, slugs::IDEMPOTENCY_KEY_IN_USE),
             ApiError::Busy | ApiError::TransactionConflict => {
                 (StatusCode::SERVICE_UNAVAILABLE, "database-busy")
             }
             ApiError::DatabaseUnavailable => {
-                (StatusCode::SERVICE_UNAVAILABLE, "database-unavailable")
+                (StatusCode::SERVICE_UNAVAILABLE, slugs::DATABASE_UNAVAILABLE)
             }
-            ApiError::StorageFull => (StatusCode::INSUFFICIENT_STORAGE, "storage-full"),
+            ApiError::StorageFull => (StatusCode::INSUFFICIENT_STORAGE, slugs::STORAGE_FULL),
             ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not-found"),
             ApiError::PreconditionFailed { .. } => {
                 (StatusCode::PRECONDITION_FAILED, "precondition-failed")
