@@ -460,6 +460,51 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_write_that_meets_a_full_database_is_answered_storage_full_and_nothing_of_it_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let pool = pool(&dir).await;
+        insert_directly(&pool, 1).await;
+        // The pool's one connection may not grow the file past its size now.
+        sqlx::query("PRAGMA max_page_count = 1")
+            .execute(&pool)
+            .await
+            .unwrap();
+        let queue = WriteQueue::start(pool.clone(), 64, Duration::from_secs(5));
+        let big: WriteJob = Box::new(|connection| {
+            Box::pin(async move {
+                sqlx::query("INSERT INTO t (n) VALUES (zeroblob(100000))")
+                    .execute(&mut *connection)
+                    .await?;
+                Ok(answer())
+            })
+        });
+        assert!(matches!(queue.write(big).await, Err(ApiError::StorageFull)));
+        assert_eq!(rows(&pool).await, [1]);
+        // Room again (a new limit, or a new connection after the failed batch).
+        sqlx::query("PRAGMA max_page_count = 100000")
+            .execute(&pool)
+            .await
+            .unwrap();
+        queue.write(insert(2, false)).await.unwrap();
+        assert_eq!(rows(&pool).await, [1, 2]);
+    }
+
+    fn answer() -> Answer {
+        Answer {
+            stored: StoredAnswer::from_stored(201, "[]", Vec::new()).unwrap(),
+            replayed: false,
+        }
+    }
+
+    async fn insert_directly(pool: &SqlitePool, n: i64) {
+        sqlx::query("INSERT INTO t (n) VALUES (?)")
+            .bind(n)
+            .execute(pool)
+            .await
+            .unwrap();
+    }
+
+    #[tokio::test]
     async fn a_lone_write_is_committed_without_waiting_for_company() {
         let dir = tempfile::tempdir().unwrap();
         let pool = pool(&dir).await;
