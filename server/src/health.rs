@@ -114,3 +114,25 @@ pub async fn healthz(State(state): State<AppState>) -> Response {
 fn unhealthy(body: serde_json::Value) -> Response {
     (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_disk_is_reported_until_a_write_succeeds_and_a_busy_database_changes_nothing() {
+        let health = WriteHealth::default();
+        assert!(health.refusing().is_none());
+        health.record::<()>(&Err(ApiError::StorageFull));
+        let first = health.refusing().expect("refusing");
+        assert_eq!(first.class, DbFailure::StorageFull);
+        // A busy database or a refused request says nothing about the disk.
+        health.record::<()>(&Err(ApiError::Busy));
+        health.record::<()>(&Err(ApiError::InvalidJson("x".into())));
+        health.record::<()>(&Err(ApiError::StorageFull));
+        let again = health.refusing().expect("still refusing");
+        assert_eq!(again.since, first.since, "since is the first refusal");
+        health.record(&Ok(()));
+        assert!(health.refusing().is_none());
+    }
+}
