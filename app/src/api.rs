@@ -12,11 +12,9 @@ pub const IDEMPOTENT_REPLAYED_HEADER: &str = "Idempotent-Replayed";
 /// Whose a write is: the id of the person the page that made it was opened for. A page
 /// keeps its person while the browser's cookie can change under it (sign out in another
 /// tab, someone else signs in), so the server refuses a write that names someone other
-/// than the signed-in person ([`SIGNED_IN_AS_SOMEONE_ELSE`]). On a page's answer the
+/// than the signed-in person ([`slugs::SIGNED_IN_AS_SOMEONE_ELSE`]). On a page's answer the
 /// same header says whose page it is (for the service worker).
 pub const OWNER_HEADER: &str = "x-oncenote-user";
-/// The problem slug of a write refused because someone else is signed in now.
-pub const SIGNED_IN_AS_SOMEONE_ELSE: &str = "signed-in-as-someone-else";
 
 /// Longest title, in characters, after trimming.
 pub const TITLE_MAX_CHARS: usize = 200;
@@ -172,6 +170,21 @@ pub struct NotesPage {
     pub notes: Vec<Note>,
     /// Cursor for the next (older) page, or `None` at the end.
     pub next: Option<String>,
+}
+
+/// The problem slugs (`type` is `/problems/{slug}`) the client acts on; the server's
+/// `error.rs` answers with these same constants.
+pub mod slugs {
+    /// 409: a request with the same key is running now; retried with the key.
+    pub const IDEMPOTENCY_KEY_IN_USE: &str = "idempotency-key-in-use";
+    /// 503: the database cannot be reached (it restarts, a connection was lost).
+    pub const DATABASE_UNAVAILABLE: &str = "database-unavailable";
+    /// 507: the server's disk (or its database) is full until the operator makes room.
+    pub const STORAGE_FULL: &str = "storage-full";
+    /// 409: a write names someone other than the person signed in now; it waits for them.
+    pub const SIGNED_IN_AS_SOMEONE_ELSE: &str = "signed-in-as-someone-else";
+    /// 410: a late retry of a write that was done, whose note was deleted for good since.
+    pub const DELETED_ELSEWHERE: &str = "deleted-elsewhere";
 }
 
 /// An RFC 9457 problem document, as every error of the API is shaped.

@@ -174,9 +174,13 @@ pub async fn copy_to(config: &Config, target: &str) -> anyhow::Result<String> {
     if !std::path::Path::new(file).is_file() {
         anyhow::bail!("there is no SQLite database at {file:?} (DATABASE_URL {source_url:?})");
     }
-    let source =
-        crate::storage::sqlite::SqliteStore::open(source_url, config.key_wait, config.write_batch)
-            .await?;
+    let source = crate::storage::sqlite::SqliteStore::open(
+        source_url,
+        config.key_wait,
+        config.write_batch,
+        None,
+    )
+    .await?;
     let target = crate::storage::postgres::PgStore::open(&target_url, config).await?;
     let report = crate::storage::transfer::copy(&source, &target).await;
     source.close().await;

@@ -77,6 +77,10 @@ pub struct Config {
     /// `ONCENOTE_PUBLIC_URL`: the address people use (for links printed and sent: setup,
     /// invitations); `https://…` also marks cookies `Secure`.
     pub public_url: Option<String>,
+    /// No environment variable: a cap on the SQLite database's size in pages
+    /// (`PRAGMA max_page_count` on the write connection), so a test can fill the
+    /// "disk" (SQLITE_FULL) without a small filesystem. `None` in every real run.
+    pub sqlite_max_pages: Option<u32>,
 }
 
 /// The databases the server can use. Shown (`Display`, `Debug`) without its password, so
@@ -259,6 +263,7 @@ impl Config {
                 number("ONCENOTE_DB_CONNECT_TIMEOUT_SECS", 10)?.max(1),
             ),
             write_batch: number("ONCENOTE_WRITE_BATCH", 64)?.clamp(1, 1024) as usize,
+            sqlite_max_pages: None,
             public_url: var("ONCENOTE_PUBLIC_URL")
                 .map(|url| {
                     let url = url.trim().trim_end_matches('/').to_owned();
@@ -301,6 +306,7 @@ impl Config {
             db_connect_timeout: Duration::from_secs(10),
             write_batch: 64,
             public_url: None,
+            sqlite_max_pages: None,
         }
     }
 

@@ -5,14 +5,23 @@
 //! - Client mistakes (4xx) say exactly what was wrong; nothing is written for them.
 //! - [`ApiError::Internal`] wraps everything unexpected (database, I/O). Its cause is
 //!   logged by the handler with the idempotency key; the client gets a generic 500.
-//! - A busy database is not an internal error: it is a 503 `database-busy` with
-//!   `Retry-After`. A 409 `idempotency-key-in-use` means one thing only: a request with
-//!   the same key is running right now. The client retries both with the same key.
+//! - A database failure is read in one place, [`DbFailure::of`], for every route (reads,
+//!   session lookups, writes): a busy database is 503 `database-busy`, a database that
+//!   cannot be reached (connection lost or refused, server restarting, pool closed or out
+//!   of time) is 503 `database-unavailable`, a full disk or database is 507
+//!   `storage-full` — all with `Retry-After`, none stores anything, and the client
+//!   retries each with the same key. Only what is none of these is a 500 (a bug).
+//! - A 409 `idempotency-key-in-use` means one thing only: a request with the same key is
+//!   running right now. The client retries it with the same key too.
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use app::api::Problem;
+use app::api::{Problem, slugs};
 
 /// Every error the API answers with.
 #[derive(Debug, thiserror::Error)]
@@ -53,6 +62,13 @@ pub enum ApiError {
     Busy,
     #[error("as many imports as the server runs at once are running; retry in a moment")]
     TooManyImports,
+    /// The database could not be reached (connection lost or refused, server restarting).
+    #[error("the database cannot be reached; nothing was saved, retry with the same key")]
+    DatabaseUnavailable,
+    /// The disk (or the database's size limit) is full: nothing more can be written until
+    /// the operator makes room.
+    #[error("the server's disk is full; nothing was saved, retry with the same key later")]
+    StorageFull,
     /// The database aborted the transaction for a conflict with another one (a deadlock
     /// or a serialization failure): nothing was written, and the write can run again.
     #[error("the write met another one in the database; retry in a moment")]
@@ -100,50 +116,95 @@ pub enum ApiError {
 
 impl From<sqlx::Error> for ApiError {
     fn from(error: sqlx::Error) -> Self {
-        if is_conflict(&error) {
-            ApiError::TransactionConflict
-        } else if is_busy(&error) {
-            ApiError::Busy
-        } else {
-            ApiError::Internal(error.into())
-        }
+        DbFailure::of(&error).into_api_error(move || error.into())
     }
 }
 
-/// A lock not free in time: SQLite's SQLITE_BUSY / SQLITE_LOCKED (and their extended
-/// codes), PostgreSQL's `lock_not_available` (past `lock_timeout`) and `query_canceled`
-/// (past `statement_timeout`), a PostgreSQL server restarting or out of connections — or a
-/// pool that had no connection to give. The client retries with the same key.
-pub fn is_busy(error: &sqlx::Error) -> bool {
-    match error {
-        sqlx::Error::PoolTimedOut => true,
-        sqlx::Error::Database(db) => {
-            let code = db.code();
-            if db.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some() {
-                // SQLite's result codes are numbers; the primary code is the low byte.
-                code.and_then(|c| c.parse::<i32>().ok())
-                    .is_some_and(|c| c & 0xff == 5 || c & 0xff == 6)
-            } else {
-                // PostgreSQL's SQLSTATE: lock_not_available, query_canceled; the server
-                // shutting down, starting, or out of connections; a broken connection.
-                code.as_deref().is_some_and(|c| {
-                    matches!(c, "55P03" | "57014" | "57P01" | "57P02" | "57P03" | "53300")
-                        || c.starts_with("08")
-                })
+/// What a database error means for the client: the one reading of `sqlx::Error`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DbFailure {
+    /// PostgreSQL aborted the transaction for another one (`serialization_failure`,
+    /// `deadlock_detected`): nothing was written; the transaction can run again.
+    Conflict,
+    /// A lock not free in time: SQLite's SQLITE_BUSY / SQLITE_LOCKED (and their extended
+    /// codes), PostgreSQL's `lock_not_available` (past `lock_timeout`), `query_canceled`
+    /// (past `statement_timeout`) and `too_many_connections`.
+    Busy,
+    /// The database cannot be reached: a connection lost or refused (an I/O error, a TLS
+    /// or protocol failure), PostgreSQL shutting down, crashed or starting
+    /// (`admin_shutdown`, `crash_shutdown`, `cannot_connect_now`, class 08), or a pool
+    /// closed or out of time for a connection.
+    Unavailable,
+    /// No room to write: SQLite's SQLITE_FULL (a full disk, or the database's page
+    /// limit), PostgreSQL's `disk_full` (53100).
+    StorageFull,
+    /// Anything else: a bug or a broken database, answered 500.
+    Bug,
+}
+
+impl DbFailure {
+    pub fn of(error: &sqlx::Error) -> Self {
+        match error {
+            sqlx::Error::PoolTimedOut
+            | sqlx::Error::PoolClosed
+            | sqlx::Error::Io(_)
+            | sqlx::Error::Tls(_)
+            | sqlx::Error::Protocol(_)
+            | sqlx::Error::WorkerCrashed => DbFailure::Unavailable,
+            sqlx::Error::Database(db) => {
+                let code = db.code();
+                if db.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some() {
+                    // SQLite's result codes are numbers; the primary code is the low byte.
+                    match code.and_then(|c| c.parse::<i32>().ok()).map(|c| c & 0xff) {
+                        Some(5 | 6) => DbFailure::Busy,
+                        Some(13) => DbFailure::StorageFull,
+                        _ => DbFailure::Bug,
+                    }
+                } else {
+                    Self::of_sqlstate(code.as_deref().unwrap_or_default())
+                }
             }
+            _ => DbFailure::Bug,
         }
-        _ => false,
+    }
+
+    /// PostgreSQL's SQLSTATE.
+    fn of_sqlstate(code: &str) -> Self {
+        match code {
+            "40001" | "40P01" => DbFailure::Conflict,
+            "55P03" | "57014" | "53300" => DbFailure::Busy,
+            "53100" => DbFailure::StorageFull,
+            "57P01" | "57P02" | "57P03" => DbFailure::Unavailable,
+            c if c.starts_with("08") => DbFailure::Unavailable,
+            _ => DbFailure::Bug,
+        }
+    }
+
+    /// The error answered for this failure; `cause` is kept for the log of a bug.
+    pub fn into_api_error(self, cause: impl FnOnce() -> anyhow::Error) -> ApiError {
+        match self {
+            DbFailure::Conflict => ApiError::TransactionConflict,
+            DbFailure::Busy => ApiError::Busy,
+            DbFailure::Unavailable => ApiError::DatabaseUnavailable,
+            DbFailure::StorageFull => ApiError::StorageFull,
+            DbFailure::Bug => ApiError::Internal(cause()),
+        }
     }
 }
 
-/// PostgreSQL aborted the transaction for another one: `serialization_failure` or
-/// `deadlock_detected`. Nothing was written; the transaction can run again.
-pub fn is_conflict(error: &sqlx::Error) -> bool {
-    matches!(error, sqlx::Error::Database(db) if matches!(db.code().as_deref(), Some("40001" | "40P01")))
+/// Whether a database error is a lock not free in time (see [`DbFailure::Busy`]).
+pub fn is_busy(error: &sqlx::Error) -> bool {
+    DbFailure::of(error) == DbFailure::Busy
 }
 
 /// Seconds a client should wait before retrying after a 409 in-use or a 503 busy.
 pub const RETRY_AFTER_SECS: u32 = 1;
+/// Seconds a client should wait before retrying when the database cannot be reached: a
+/// PostgreSQL server restarting is back in a few seconds.
+pub const UNAVAILABLE_RETRY_AFTER_SECS: u32 = 2;
+/// Seconds a client should wait before retrying when the disk is full: room comes back
+/// only when the operator makes it, and every attempt until then is refused.
+pub const STORAGE_FULL_RETRY_AFTER_SECS: u32 = 30;
 
 impl ApiError {
     /// The HTTP status and the stable slug of this error.
@@ -167,15 +228,19 @@ impl ApiError {
                 (StatusCode::UNPROCESSABLE_ENTITY, "validation-failed")
             }
             ApiError::InvalidQuery(_) => (StatusCode::BAD_REQUEST, "invalid-query"),
-            ApiError::DeletedElsewhere(_) => (StatusCode::GONE, "deleted-elsewhere"),
+            ApiError::DeletedElsewhere(_) => (StatusCode::GONE, app::api::slugs::DELETED_ELSEWHERE),
             ApiError::TooManyImports => (StatusCode::SERVICE_UNAVAILABLE, "too-many-imports"),
             ApiError::IdempotencyKeyReused => {
                 (StatusCode::UNPROCESSABLE_ENTITY, "idempotency-key-reused")
             }
-            ApiError::IdempotencyKeyInUse => (StatusCode::CONFLICT, "idempotency-key-in-use"),
+            ApiError::IdempotencyKeyInUse => (StatusCode::CONFLICT, slugs::IDEMPOTENCY_KEY_IN_USE),
             ApiError::Busy | ApiError::TransactionConflict => {
                 (StatusCode::SERVICE_UNAVAILABLE, "database-busy")
             }
+            ApiError::DatabaseUnavailable => {
+                (StatusCode::SERVICE_UNAVAILABLE, slugs::DATABASE_UNAVAILABLE)
+            }
+            ApiError::StorageFull => (StatusCode::INSUFFICIENT_STORAGE, slugs::STORAGE_FULL),
             ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not-found"),
             ApiError::PreconditionFailed { .. } => {
                 (StatusCode::PRECONDITION_FAILED, "precondition-failed")
@@ -187,9 +252,10 @@ impl ApiError {
                 (StatusCode::METHOD_NOT_ALLOWED, "method-not-allowed")
             }
             ApiError::Unauthenticated => (StatusCode::UNAUTHORIZED, "unauthenticated"),
-            ApiError::SignedInAsSomeoneElse => {
-                (StatusCode::CONFLICT, app::api::SIGNED_IN_AS_SOMEONE_ELSE)
-            }
+            ApiError::SignedInAsSomeoneElse => (
+                StatusCode::CONFLICT,
+                app::api::slugs::SIGNED_IN_AS_SOMEONE_ELSE,
+            ),
             ApiError::InvalidCredentials => (StatusCode::UNAUTHORIZED, "invalid-credentials"),
             ApiError::TooManyAttempts { .. } => {
                 (StatusCode::TOO_MANY_REQUESTS, "too-many-attempts")
@@ -203,6 +269,17 @@ impl ApiError {
             ApiError::SignupClosed => (StatusCode::FORBIDDEN, "signup-closed"),
             ApiError::WrongPassword => (StatusCode::FORBIDDEN, "wrong-password"),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+        }
+    }
+
+    /// The class of a database failure this error stands for, if it is one.
+    pub fn db_failure(&self) -> Option<DbFailure> {
+        match self {
+            ApiError::TransactionConflict => Some(DbFailure::Conflict),
+            ApiError::Busy => Some(DbFailure::Busy),
+            ApiError::DatabaseUnavailable => Some(DbFailure::Unavailable),
+            ApiError::StorageFull => Some(DbFailure::StorageFull),
+            _ => None,
         }
     }
 
@@ -223,16 +300,39 @@ impl ApiError {
         }
     }
 
-    /// Logs this error at a level that fits it: internal failures with their cause chain.
+    /// Logs this error at a level that fits it, one line each: only a bug (500) with its
+    /// cause chain (and a backtrace, when captured); a full disk once a minute.
     pub fn log(&self, key: Option<&str>) {
+        let key = key.unwrap_or("-");
         match self {
             ApiError::Internal(cause) => {
-                tracing::error!(key = key.unwrap_or("-"), error = ?cause, "request failed")
+                tracing::error!(key, class = "bug", error = ?cause, "request failed")
             }
             ApiError::Busy | ApiError::IdempotencyKeyInUse | ApiError::TransactionConflict => {
-                tracing::warn!(key = key.unwrap_or("-"), "database busy: {self}")
+                tracing::warn!(key, class = "database-busy", "database busy: {self}")
             }
-            other => tracing::info!(key = key.unwrap_or("-"), "request refused: {other}"),
+            ApiError::DatabaseUnavailable => {
+                tracing::warn!(
+                    key,
+                    class = "database-unavailable",
+                    "request refused: {self}"
+                )
+            }
+            ApiError::StorageFull => {
+                if let Some(refused) = STORAGE_FULL_LOG.due() {
+                    tracing::error!(
+                        key,
+                        class = "storage-full",
+                        refused,
+                        "the database's disk is full: writes are refused (507) until there is room; \
+                         logged once a minute, `refused` counts the requests since the last line"
+                    )
+                }
+            }
+            other => {
+                let class = other.status_and_slug().1;
+                tracing::info!(key, class, "request refused: {other}")
+            }
         }
     }
 }
@@ -262,14 +362,17 @@ impl IntoResponse for ApiError {
         {
             headers.insert(header::ETAG, etag);
         }
-        if matches!(
-            self,
+        let retry_after = match self {
             ApiError::IdempotencyKeyInUse
-                | ApiError::Busy
-                | ApiError::TransactionConflict
-                | ApiError::TooManyImports
-        ) {
-            headers.insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
+            | ApiError::Busy
+            | ApiError::TransactionConflict
+            | ApiError::TooManyImports => Some(RETRY_AFTER_SECS),
+            ApiError::DatabaseUnavailable => Some(UNAVAILABLE_RETRY_AFTER_SECS),
+            ApiError::StorageFull => Some(STORAGE_FULL_RETRY_AFTER_SECS),
+            _ => None,
+        };
+        if let Some(seconds) = retry_after {
+            headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
         if let ApiError::TooManyAttempts { retry_after_secs } = self {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
@@ -281,7 +384,143 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// A full disk refuses every write until there is room: its line is logged once a
+/// minute, with how many refusals it stands for, not once a request.
+static STORAGE_FULL_LOG: LogThrottle = LogThrottle::new(60);
+
+/// Lets a line through at most once per period, counting the ones held back.
+struct LogThrottle {
+    period_secs: u64,
+    /// Seconds since the process started (plus one) when a line last went out; 0: never.
+    last: AtomicU64,
+    held: AtomicU64,
+}
+
+impl LogThrottle {
+    const fn new(period_secs: u64) -> Self {
+        Self {
+            period_secs,
+            last: AtomicU64::new(0),
+            held: AtomicU64::new(0),
+        }
+    }
+
+    /// `Some(count)` when a line is due now (`count`: this one and those held back since
+    /// the last line); `None` when it is held back.
+    fn due(&self) -> Option<u64> {
+        static START: OnceLock<Instant> = OnceLock::new();
+        let now = START.get_or_init(Instant::now).elapsed().as_secs() + 1;
+        let held = self.held.fetch_add(1, Ordering::Relaxed) + 1;
+        let last = self.last.load(Ordering::Relaxed);
+        let due = last == 0 || now >= last + self.period_secs;
+        if due
+            && self
+                .last
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            self.held.fetch_sub(held, Ordering::Relaxed);
+            return Some(held);
+        }
+        None
+    }
+}
+
 /// The answer for a path nothing serves (under `/api/` and `/pkg/`): a problem, not a page.
 pub async fn not_found(uri: axum::http::Uri) -> ApiError {
     ApiError::NotFound(format!("nothing is served at {}", uri.path()))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use super::*;
+
+    /// A PostgreSQL-like error with a SQLSTATE (what matters here is its code).
+    #[derive(Debug, thiserror::Error)]
+    #[error("sqlstate {0}")]
+    struct Sqlstate(&'static str);
+
+    impl sqlx::error::DatabaseError for Sqlstate {
+        fn message(&self) -> &str {
+            self.0
+        }
+        fn code(&self) -> Option<Cow<'_, str>> {
+            Some(Cow::Borrowed(self.0))
+        }
+        fn as_error(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+            self
+        }
+        fn as_error_mut(&mut self) -> &mut (dyn std::error::Error + Send + Sync + 'static) {
+            self
+        }
+        fn into_error(self: Box<Self>) -> Box<dyn std::error::Error + Send + Sync + 'static> {
+            self
+        }
+        fn kind(&self) -> sqlx::error::ErrorKind {
+            sqlx::error::ErrorKind::Other
+        }
+    }
+
+    fn postgres(code: &'static str) -> sqlx::Error {
+        sqlx::Error::Database(Box::new(Sqlstate(code)))
+    }
+
+    fn status_of(error: sqlx::Error) -> (u16, &'static str) {
+        let (status, slug) = ApiError::from(error).status_and_slug();
+        (status.as_u16(), slug)
+    }
+
+    #[test]
+    fn a_full_disk_on_postgresql_is_507_storage_full() {
+        assert_eq!(status_of(postgres("53100")), (507, "storage-full"));
+    }
+
+    #[test]
+    fn a_lost_or_refused_connection_is_503_database_unavailable_not_a_bug() {
+        let reset = || std::io::Error::from(std::io::ErrorKind::ConnectionReset);
+        for error in [
+            sqlx::Error::Io(reset()),
+            sqlx::Error::PoolTimedOut,
+            sqlx::Error::PoolClosed,
+            postgres("57P01"),
+            postgres("57P02"),
+            postgres("57P03"),
+            postgres("08006"),
+        ] {
+            let shown = format!("{error:?}");
+            assert_eq!(status_of(error), (503, "database-unavailable"), "{shown}");
+        }
+    }
+
+    #[test]
+    fn a_lock_not_free_in_time_is_busy_and_anything_else_is_a_bug() {
+        for code in ["55P03", "57014", "53300", "40001", "40P01"] {
+            assert_eq!(status_of(postgres(code)), (503, "database-busy"), "{code}");
+        }
+        assert_eq!(status_of(postgres("23505")), (500, "internal"));
+        assert_eq!(status_of(sqlx::Error::RowNotFound), (500, "internal"));
+    }
+
+    #[test]
+    fn every_database_refusal_carries_retry_after() {
+        for error in [
+            ApiError::StorageFull,
+            ApiError::DatabaseUnavailable,
+            ApiError::Busy,
+        ] {
+            let response = error.into_response();
+            assert!(response.headers().contains_key(header::RETRY_AFTER));
+        }
+    }
+
+    #[test]
+    fn a_throttled_line_goes_out_once_a_period_and_counts_the_ones_held_back() {
+        let throttle = LogThrottle::new(3_600);
+        assert_eq!(throttle.due(), Some(1));
+        assert_eq!(throttle.due(), None);
+        assert_eq!(throttle.due(), None);
+        assert_eq!(throttle.held.load(Ordering::Relaxed), 2);
+    }
 }

@@ -19,7 +19,7 @@ use tokio::net::TcpListener;
 use tower_http::compression::CompressionLayer;
 use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
-use tower_http::trace::TraceLayer;
+use tower_http::trace::{DefaultOnFailure, TraceLayer};
 
 use crate::accounts::actions::site_address;
 use crate::accounts::routes::base_url;
@@ -92,6 +92,7 @@ impl Application {
             leptos_options,
             shell,
             key_gates: Arc::default(),
+            write_health: Arc::default(),
         };
         Ok(Self {
             listener,
@@ -157,7 +158,13 @@ pub fn router(state: AppState) -> Router {
         ))
         .layer(axum::middleware::from_fn(csrf::refuse_cross_site));
     security_headers::apply(routes)
-        .layer(TraceLayer::new_for_http())
+        // Every refusal is logged once, by its handler, with its class and key
+        // (`ApiError::log`); the trace layer's own ERROR line for each 5xx would double
+        // that, and turn a full disk's once-a-minute line back into one per request.
+        .layer(
+            TraceLayer::new_for_http()
+                .on_failure(DefaultOnFailure::new().level(tracing::Level::DEBUG)),
+        )
         .layer(axum::middleware::from_fn_with_state(
             <AllowedHosts as FromRef<AppState>>::from_ref(&state),
             host::check,

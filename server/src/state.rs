@@ -6,6 +6,7 @@ use axum::extract::FromRef;
 use leptos::config::LeptosOptions;
 
 use crate::config::Config;
+use crate::health::WriteHealth;
 use crate::http::host::AllowedHosts;
 use crate::idempotency::KeyGates;
 use crate::offline::ShellBuild;
@@ -18,6 +19,8 @@ pub struct AppState {
     pub leptos_options: LeptosOptions,
     pub shell: Arc<ShellBuild>,
     pub key_gates: Arc<KeyGates>,
+    /// Whether writes are being refused (a full disk), for `/healthz`.
+    pub write_health: Arc<WriteHealth>,
 }
 
 impl FromRef<AppState> for LeptosOptions {

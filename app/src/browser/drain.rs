@@ -13,7 +13,9 @@ use super::{intent_store, namespace, tab_lock};
 use crate::api::{EditAnswer, EditOutcome};
 use crate::save::intent::{IntentKind, IntentState, SaveIntent};
 use crate::save::response::WriteAnswer;
-use crate::save::retry_policy::{RetryPolicy, Verdict, classify, someone_else_signed_in};
+use crate::save::retry_policy::{
+    AttemptOutcome, RetryPolicy, Verdict, WaitCause, classify, someone_else_signed_in,
+};
 use crate::save::sender::{BurstEnd, BurstEvent, BurstHooks, Sender, describe};
 use crate::state::PageState;
 use crate::state::queue::{Notice, NoticeAction};
@@ -116,12 +118,15 @@ fn apply(page: PageState, mut intent: SaveIntent, end: BurstEnd) -> Continue {
             Continue::StopQueue
         }
         BurstEnd::Waiting { last } => {
-            intent.state = IntentState::Waiting {
-                reason: format!(
+            let reason = match WaitCause::of(&last) {
+                // The sentence says already that the note will be sent.
+                Some(cause) => format!("{}; or now with Retry now", cause.sentence()),
+                None => format!(
                     "{}; sent again by itself, or now with Retry now",
                     describe(&last)
                 ),
             };
+            intent.state = IntentState::Waiting { reason };
             persist(page, intent);
             Continue::StopQueue
         }
@@ -296,9 +301,12 @@ impl BurstHooks for PageHooks {
                 self.intent.attempts += 1;
                 self.intent.state = IntentState::Sending;
             }
-            BurstEvent::RetryScheduled { delay, .. } => {
+            BurstEvent::RetryScheduled { delay, outcome, .. } => {
                 let at_ms = js_sys::Date::now() + delay.as_millis() as f64;
-                self.intent.state = IntentState::Retrying { at_ms };
+                self.intent.state = IntentState::Retrying {
+                    at_ms,
+                    cause: WaitCause::of(&outcome),
+                };
             }
         }
         persist(self.page, self.intent.clone());

@@ -101,9 +101,15 @@ fn IntentStatus(key: String, state: IntentState, edit_at: Option<Option<String>>
     match state {
         IntentState::Queued => view! { <span class="state">"queued"</span> }.into_any(),
         IntentState::Sending => view! { <span class="state">"sending"</span> }.into_any(),
-        IntentState::Retrying { at_ms } => {
+        IntentState::Retrying { at_ms, cause } => {
             let seconds = move || ((at_ms - page.queue.now_ms.get()) / 1000.0).ceil().max(0.0);
-            view! { <span class="state">"retrying in " {seconds} " s"</span> }.into_any()
+            match cause {
+                Some(cause) => view! {
+                    <span class="state">{cause.sentence()} "; next try in " {seconds} " s"</span>
+                }
+                .into_any(),
+                None => view! { <span class="state">"retrying in " {seconds} " s"</span> }.into_any(),
+            }
         }
         IntentState::Waiting { reason } => view! {
             <span class="state">"waiting — " {reason}</span>

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::response::AnswerShape;
+use super::retry_policy::WaitCause;
 use crate::api::{NOTES_PATH, NewNote, NoteEdit, Problem};
 
 /// The version of the stored form below. An intent written by an older version is
@@ -19,8 +20,13 @@ pub enum IntentState {
     Queued,
     /// An attempt is in flight.
     Sending,
-    /// The next attempt of this burst starts at `at_ms` (milliseconds since the epoch).
-    Retrying { at_ms: f64 },
+    /// The next attempt of this burst starts at `at_ms` (milliseconds since the epoch);
+    /// `cause` when the server said why it could not take the write (a full disk).
+    Retrying {
+        at_ms: f64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cause: Option<WaitCause>,
+    },
     /// The burst ended without an answer; a new burst starts on `online`, page load,
     /// the tab becoming visible, Retry now, or the slow background retry.
     Waiting { reason: String },
@@ -322,9 +328,19 @@ mod tests {
 
     #[test]
     fn an_intent_survives_a_round_trip_through_storage_unchanged() {
-        let original = intent(IntentState::Retrying { at_ms: 12.5 });
+        let original = intent(IntentState::Retrying {
+            at_ms: 12.5,
+            cause: None,
+        });
         let json = serde_json::to_string(&original).unwrap();
         assert_eq!(read_stored(&json).unwrap(), original);
+        let full = intent(IntentState::Retrying {
+            at_ms: 12.5,
+            cause: Some(WaitCause::StorageFull),
+        });
+        let json = serde_json::to_string(&full).unwrap();
+        assert!(json.contains(r#""cause":"storage-full""#), "{json}");
+        assert_eq!(read_stored(&json).unwrap(), full);
     }
 
     #[test]

@@ -78,7 +78,9 @@ pub struct RawAnswer<'a> {
 /// `now` reads `Retry-After` dates.
 pub fn read_answer(answer: RawAnswer<'_>, shape: AnswerShape, now: SystemTime) -> AttemptOutcome {
     let problem = || serde_json::from_slice::<Problem>(answer.body).ok();
-    if answer.status == 410 && problem().is_some_and(|p| p.slug() == "deleted-elsewhere") {
+    if answer.status == 410
+        && problem().is_some_and(|p| p.slug() == crate::api::slugs::DELETED_ELSEWHERE)
+    {
         return AttemptOutcome::Saved {
             answer: WriteAnswer::DeletedElsewhere,
             replayed: answer.replayed.is_some_and(|v| v.trim() == "true"),

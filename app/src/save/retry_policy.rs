@@ -4,8 +4,10 @@
 
 use std::time::{Duration, SystemTime};
 
+use serde::{Deserialize, Serialize};
+
 use super::response::WriteAnswer;
-use crate::api::{Problem, SIGNED_IN_AS_SOMEONE_ELSE};
+use crate::api::{Problem, slugs};
 
 /// What one attempt came back with.
 #[derive(Clone, Debug, PartialEq)]
@@ -54,15 +56,16 @@ pub fn classify(outcome: &AttemptOutcome) -> Verdict {
             // Only the in-use conflict is a "wait and retry"; any other 409 is a refusal —
             // except a write refused for being someone else's than the signed-in person's.
             409 => match problem {
-                Some(p) if p.slug() == "idempotency-key-in-use" => Verdict::Recoverable,
+                Some(p) if p.slug() == slugs::IDEMPOTENCY_KEY_IN_USE => Verdict::Recoverable,
                 _ if someone_else_signed_in(outcome) => Verdict::SignInNeeded,
                 _ => Verdict::Permanent,
             },
             // Every other 4xx (400, 403, 404, 413, 415, 422, and a quota-like 402)
             // says the request itself is wrong: resending it cannot help.
             400..=499 => Verdict::Permanent,
-            // 500, 502, 503, 504 and any other server-side failure: nothing was stored
-            // (5xx answers are never stored), so the same key may run again.
+            // 500, 502, 503, 504, 507 (the server's disk is full) and any other
+            // server-side failure: nothing was stored (5xx answers are never stored), so
+            // the same key may run again.
             _ => Verdict::Recoverable,
         },
     }
@@ -77,8 +80,48 @@ pub fn someone_else_signed_in(outcome: &AttemptOutcome) -> bool {
             status: 409,
             problem: Some(p),
             ..
-        } if p.slug() == SIGNED_IN_AS_SOMEONE_ELSE
+        } if p.slug() == slugs::SIGNED_IN_AS_SOMEONE_ELSE
     )
+}
+
+/// Why the server cannot take a write for now, when it said so: the person is told while
+/// the intent waits, instead of a bare failure, since only the server's operator can end it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WaitCause {
+    /// 507: the server's disk is full.
+    StorageFull,
+    /// 503 `database-unavailable`: the server's database is down or restarting.
+    DatabaseUnavailable,
+}
+
+impl WaitCause {
+    /// The cause an outcome names, if it names one.
+    pub fn of(outcome: &AttemptOutcome) -> Option<Self> {
+        match outcome {
+            AttemptOutcome::Answered { status: 507, .. } => Some(WaitCause::StorageFull),
+            AttemptOutcome::Answered {
+                status: 503,
+                problem: Some(problem),
+                ..
+            } if problem.slug() == slugs::DATABASE_UNAVAILABLE => {
+                Some(WaitCause::DatabaseUnavailable)
+            }
+            _ => None,
+        }
+    }
+
+    /// What the person reads.
+    pub fn sentence(self) -> &'static str {
+        match self {
+            WaitCause::StorageFull => {
+                "the server's disk is full — your note is kept here and will be sent"
+            }
+            WaitCause::DatabaseUnavailable => {
+                "the server's database is down — your note is kept here and will be sent"
+            }
+        }
+    }
 }
 
 /// What the sender does after an attempt.
@@ -259,7 +302,7 @@ mod tests {
 
     #[test]
     fn the_protocol_table_sorts_every_listed_status() {
-        for status in [408, 429, 500, 502, 503, 504] {
+        for status in [408, 429, 500, 502, 503, 504, 507] {
             assert_eq!(
                 classify(&answered(status, None)),
                 Verdict::Recoverable,
@@ -294,6 +337,56 @@ mod tests {
     }
 
     #[test]
+    fn a_full_disk_is_waited_out_like_a_busy_server_and_says_so() {
+        let full = AttemptOutcome::Answered {
+            status: 507,
+            retry_after: Some(Duration::from_secs(30)),
+            problem: Some(Problem {
+                kind: "/problems/storage-full".into(),
+                title: "Insufficient Storage".into(),
+                status: 507,
+                detail: "the server's disk is full".into(),
+            }),
+        };
+        assert_eq!(classify(&full), Verdict::Recoverable);
+        assert_eq!(
+            RetryPolicy::default().next_step(1, &full, 1.0),
+            NextStep::RetryAfter(Duration::from_secs(30))
+        );
+        assert_eq!(WaitCause::of(&full), Some(WaitCause::StorageFull));
+        assert_eq!(
+            WaitCause::of(&full).unwrap().sentence(),
+            "the server's disk is full — your note is kept here and will be sent"
+        );
+        // A 507 from anything in between (no problem document) means the same.
+        assert_eq!(
+            WaitCause::of(&answered(507, None)),
+            Some(WaitCause::StorageFull)
+        );
+    }
+
+    #[test]
+    fn an_unreachable_database_is_named_but_a_busy_one_or_a_bug_is_not() {
+        let with_slug = |status: u16, slug: &str| AttemptOutcome::Answered {
+            status,
+            retry_after: Some(Duration::from_secs(2)),
+            problem: Some(Problem {
+                kind: format!("/problems/{slug}"),
+                title: "t".into(),
+                status,
+                detail: "d".into(),
+            }),
+        };
+        assert_eq!(
+            WaitCause::of(&with_slug(503, "database-unavailable")),
+            Some(WaitCause::DatabaseUnavailable)
+        );
+        assert_eq!(WaitCause::of(&with_slug(503, "database-busy")), None);
+        assert_eq!(WaitCause::of(&with_slug(500, "internal")), None);
+        assert_eq!(WaitCause::of(&unreachable()), None);
+    }
+
+    #[test]
     fn an_ended_session_ends_the_burst_at_once_and_keeps_the_intent() {
         assert_eq!(classify(&answered(401, None)), Verdict::SignInNeeded);
         assert_eq!(
@@ -307,7 +400,7 @@ mod tests {
         let refused = AttemptOutcome::Answered {
             status: 409,
             retry_after: None,
-            problem: Some(problem(SIGNED_IN_AS_SOMEONE_ELSE)),
+            problem: Some(problem(slugs::SIGNED_IN_AS_SOMEONE_ELSE)),
         };
         assert!(someone_else_signed_in(&refused));
         assert_eq!(classify(&refused), Verdict::SignInNeeded);

@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use super::intent::SaveIntent;
 use super::response::WriteAnswer;
-use super::retry_policy::{AttemptOutcome, NextStep, RetryPolicy, someone_else_signed_in};
+use super::retry_policy::{
+    AttemptOutcome, NextStep, RetryPolicy, WaitCause, someone_else_signed_in,
+};
 use crate::api::Problem;
 
 /// Makes one attempt: the intent's request, with its key.
@@ -141,6 +143,10 @@ fn problem_of(outcome: &AttemptOutcome) -> Problem {
 
 /// A readable line for an outcome, for the "waiting" state in the list.
 pub fn describe(outcome: &AttemptOutcome) -> String {
+    // A cause the server named (a full disk) tells the person more than a status.
+    if let Some(cause) = WaitCause::of(outcome) {
+        return cause.sentence().into();
+    }
     match outcome {
         AttemptOutcome::Saved { .. } => "saved".into(),
         // The browser's own words ("TypeError: Failed to fetch") help nobody.
@@ -312,7 +318,7 @@ mod tests {
             status: 409,
             retry_after: None,
             problem: Some(Problem {
-                kind: format!("/problems/{}", crate::api::SIGNED_IN_AS_SOMEONE_ELSE),
+                kind: format!("/problems/{}", crate::api::slugs::SIGNED_IN_AS_SOMEONE_ELSE),
                 title: "Conflict".into(),
                 status: 409,
                 detail: "d".into(),
@@ -386,6 +392,47 @@ mod tests {
             }
         );
         assert_eq!(*sender.clock.slept.borrow(), [Duration::from_secs(2)]);
+    }
+
+    #[test]
+    fn a_full_disk_is_retried_with_the_same_key_after_its_retry_after_and_says_why() {
+        let full = AttemptOutcome::Answered {
+            status: 507,
+            retry_after: Some(Duration::from_secs(30)),
+            problem: None,
+        };
+        let sender = Sender::new(
+            ScriptedTransport::new(vec![
+                full.clone(),
+                full.clone(),
+                AttemptOutcome::Saved {
+                    answer: WriteAnswer::Created(note()),
+                    replayed: false,
+                },
+            ]),
+            RecordingClock::default(),
+            RetryPolicy::default(),
+        );
+        let mut hooks = hooks();
+        let end = block_on(sender.run_burst(&intent(), &mut hooks));
+        assert!(matches!(end, BurstEnd::Saved { .. }), "{end:?}");
+        assert_eq!(
+            *sender.transport.keys.borrow(),
+            vec!["key-1".to_string(); 3]
+        );
+        assert_eq!(
+            *sender.clock.slept.borrow(),
+            [Duration::from_secs(30), Duration::from_secs(30)]
+        );
+        let retry = hooks.events.iter().find_map(|event| match event {
+            BurstEvent::RetryScheduled { outcome, .. } => WaitCause::of(outcome),
+            _ => None,
+        });
+        assert_eq!(retry, Some(WaitCause::StorageFull));
+        assert_eq!(
+            describe(&full),
+            "the server's disk is full — your note is kept here and will be sent"
+        );
     }
 
     #[test]

@@ -67,7 +67,10 @@ pub async fn identify(State(state): State<AppState>, mut request: Request, next:
             }
             Ok(None) => {}
             Err(error) => {
-                error.log(None);
+                // Logged with the write's key (a valid one), so the failure can be traced
+                // to the write the client will retry.
+                let key = crate::idempotency::IdempotencyKey::from_headers(request.headers()).ok();
+                error.log(key.as_ref().map(|k| k.as_str()));
                 return error.into_response();
             }
         }

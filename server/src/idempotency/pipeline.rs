@@ -106,7 +106,9 @@ async fn execute_on<B: Backend, O: Operation + Send + 'static>(
         created_at: timestamp::format(now),
         expires_at: timestamp::format(timestamp::after(now, state.config.idempotency_ttl)),
     };
-    backend.write(ticket, Arc::new(operation)).await
+    let written = backend.write(ticket, Arc::new(operation)).await;
+    state.write_health.record(&written);
+    written
 }
 
 impl Applied {

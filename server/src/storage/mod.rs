@@ -34,7 +34,13 @@ impl Store {
     pub async fn open(config: &Config) -> anyhow::Result<Self> {
         match &config.database {
             DatabaseUrl::Sqlite(url) => Ok(Store::Sqlite(
-                sqlite::SqliteStore::open(url, config.key_wait, config.write_batch).await?,
+                sqlite::SqliteStore::open(
+                    url,
+                    config.key_wait,
+                    config.write_batch,
+                    config.sqlite_max_pages,
+                )
+                .await?,
             )),
             DatabaseUrl::Postgres(url) => {
                 Ok(Store::Postgres(postgres::PgStore::open(url, config).await?))

@@ -2,6 +2,8 @@
 
 mod accounts;
 mod copy_to;
+mod database_failures;
+mod db_proxy;
 mod form_post;
 mod guessing_limits;
 mod helpers;

@@ -54,8 +54,14 @@ pub struct SqliteStore {
 
 impl SqliteStore {
     /// Opens (creating if needed) the database at `url` and migrates it.
-    /// Up to `write_batch` writes that arrive together share one commit.
-    pub async fn open(url: &str, key_wait: Duration, write_batch: usize) -> anyhow::Result<Self> {
+    /// Up to `write_batch` writes that arrive together share one commit. `max_pages` caps
+    /// the database's size (tests: a full disk without a small filesystem).
+    pub async fn open(
+        url: &str,
+        key_wait: Duration,
+        write_batch: usize,
+        max_pages: Option<u32>,
+    ) -> anyhow::Result<Self> {
         let options = SqliteConnectOptions::from_str(url)
             .with_context(|| format!("DATABASE_URL {url:?} is not a valid sqlite: URL"))?
             .create_if_missing(true)
@@ -70,7 +76,11 @@ impl SqliteStore {
                 format!("could not create the database folder {}", parent.display())
             })?;
         }
-        let writer = connect_writer(&options, key_wait)
+        let writer_options = match max_pages {
+            Some(pages) => options.clone().pragma("max_page_count", pages.to_string()),
+            None => options.clone(),
+        };
+        let writer = connect_writer(&writer_options, key_wait)
             .await
             .with_context(|| format!("could not open the database at {url}"))?;
         {
@@ -667,7 +677,11 @@ async fn connect_writer(
             .connect_with(options.clone())
             .await;
         match attempt {
-            Err(error) if crate::error::is_busy(&error) && std::time::Instant::now() < deadline => {
+            Err(error)
+                if (crate::error::is_busy(&error)
+                    || matches!(error, sqlx::Error::PoolTimedOut))
+                    && std::time::Instant::now() < deadline =>
+            {
                 tokio::time::sleep(pause).await;
                 pause = (pause * 2).min(Duration::from_millis(500));
             }

@@ -29,7 +29,7 @@ use futures::future::BoxFuture;
 use sqlx::{Connection, SqliteConnection, SqlitePool};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::error::{ApiError, is_busy};
+use crate::error::{ApiError, DbFailure};
 use crate::idempotency::Answer;
 
 /// One write, run with the batch's connection inside its own savepoint.
@@ -175,14 +175,14 @@ impl Writer {
         while let Some(Queued { job, reply, .. }) = next {
             match run_in_savepoint(&mut tx, job).await {
                 Ok(outcome) => done.push((reply, outcome.map(Some))),
-                Err(error) => {
+                Err(failed) => {
                     // A savepoint could not be opened, released or rolled back: the batch
                     // is in an unknown state, so none of it is kept, and the connection
                     // (whose transaction state is unknown too) is not used again.
                     drop(tx);
                     connection.close_on_drop();
                     done.push((reply, Ok(None)));
-                    answer_all(done, Some(error));
+                    answer_all(done, Some(failed.into_batch_failure()));
                     return None;
                 }
             }
@@ -198,7 +198,7 @@ impl Writer {
             connection.close_on_drop();
         }
         let ok = committed.is_ok();
-        answer_all(done, committed.err());
+        answer_all(done, committed.err().map(BatchFailure::from));
         ok.then_some(writes)
     }
 }
@@ -211,7 +211,51 @@ fn refuse_all_queued(queued: &mut mpsc::Receiver<Queued>, first: Queued, error: 
     while let Ok(job) = queued.try_recv() {
         refused.push((job.reply, Ok(None)));
     }
-    answer_all(refused, Some(error));
+    answer_all(refused, Some(error.into()));
+}
+
+/// Why a batch was not committed, as every job of it is answered.
+struct BatchFailure {
+    class: DbFailure,
+    message: String,
+}
+
+impl From<sqlx::Error> for BatchFailure {
+    fn from(error: sqlx::Error) -> Self {
+        Self {
+            class: DbFailure::of(&error),
+            message: error.to_string(),
+        }
+    }
+}
+
+/// A savepoint that could not be opened, released or rolled back, and what the job in it
+/// had failed with, if it had.
+struct SavepointFailed {
+    error: sqlx::Error,
+    job_failure: Option<ApiError>,
+}
+
+impl SavepointFailed {
+    /// The job's own failure says more than the savepoint's when it is the database's: a
+    /// full disk (SQLITE_FULL) makes SQLite roll the whole transaction back, and the
+    /// savepoint then is gone ("no such savepoint").
+    fn into_batch_failure(self) -> BatchFailure {
+        let mut failure = BatchFailure::from(self.error);
+        if let Some(class) = self.job_failure.as_ref().and_then(ApiError::db_failure) {
+            failure.class = class;
+        }
+        failure
+    }
+}
+
+impl From<sqlx::Error> for SavepointFailed {
+    fn from(error: sqlx::Error) -> Self {
+        Self {
+            error,
+            job_failure: None,
+        }
+    }
 }
 
 /// Runs a job inside a savepoint: released if the job succeeded, rolled back if it failed
@@ -219,7 +263,7 @@ fn refuse_all_queued(queued: &mut mpsc::Receiver<Queued>, first: Queued, error: 
 async fn run_in_savepoint(
     tx: &mut SqliteConnection,
     job: WriteJob,
-) -> Result<Result<Answer, ApiError>, sqlx::Error> {
+) -> Result<Result<Answer, ApiError>, SavepointFailed> {
     let mut savepoint = tx.begin().await?;
     // The job is called inside the guarded future, so a panic anywhere in it is caught.
     let outcome = AssertUnwindSafe(async { job(&mut savepoint).await })
@@ -230,34 +274,42 @@ async fn run_in_savepoint(
                 "a write panicked; it was rolled back"
             )))
         });
-    if outcome.is_ok() {
-        savepoint.commit().await?;
-    } else {
-        savepoint.rollback().await?;
+    match outcome {
+        Ok(answer) => {
+            savepoint.commit().await?;
+            Ok(Ok(answer))
+        }
+        Err(job_failure) => match savepoint.rollback().await {
+            Ok(()) => Ok(Err(job_failure)),
+            Err(error) => Err(SavepointFailed {
+                error,
+                job_failure: Some(job_failure),
+            }),
+        },
     }
-    Ok(outcome)
 }
 
 /// Sends every reply: each job's own answer, or — when the batch was not committed — the
 /// reason for every job that had succeeded (its write is not on disk; the client retries
 /// with the same key).
-fn answer_all(done: Vec<Ran>, failure: Option<sqlx::Error>) {
-    let failure = failure.map(|error| {
-        tracing::warn!(%error, "a batch of writes was not committed");
-        // A pool closed at shutdown is busy too: the client retries, the next server answers.
-        let busy = is_busy(&error) || matches!(error, sqlx::Error::PoolClosed);
-        (busy, error.to_string())
-    });
+fn answer_all(done: Vec<Ran>, failure: Option<BatchFailure>) {
+    if let Some(BatchFailure { class, message }) = &failure
+        && *class != DbFailure::StorageFull
+    {
+        // A full disk is logged once a minute by the answer's own log line.
+        tracing::warn!(?class, error = %message, "a batch of writes was not committed");
+    }
     for (reply, outcome) in done {
-        let answer = match (outcome, &failure) {
-            (Err(error), _) => Err(error),
-            (Ok(Some(answer)), None) => Ok(answer),
-            (Ok(_), Some((true, _))) => Err(ApiError::Busy),
-            (Ok(_), Some((false, message))) => Err(ApiError::Internal(anyhow::anyhow!(
-                "the write was not committed: {message}"
-            ))),
-            (Ok(None), None) => Err(stopped()),
-        };
+        let answer =
+            match (outcome, &failure) {
+                (Err(error), _) => Err(error),
+                (Ok(Some(answer)), None) => Ok(answer),
+                // A pool closed at shutdown is "unavailable": the client retries, the next
+                // server answers.
+                (Ok(_), Some(BatchFailure { class, message })) => Err(class
+                    .into_api_error(|| anyhow::anyhow!("the write was not committed: {message}"))),
+                (Ok(None), None) => Err(stopped()),
+            };
         // A client that went away no longer listens; its write stands.
         let _ = reply.send(answer);
     }
@@ -405,6 +457,51 @@ mod tests {
         assert!(queue.write(panicking).await.is_err());
         queue.write(insert(1, false)).await.unwrap();
         assert_eq!(rows(&pool).await, [1]);
+    }
+
+    #[tokio::test]
+    async fn a_write_that_meets_a_full_database_is_answered_storage_full_and_nothing_of_it_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let pool = pool(&dir).await;
+        insert_directly(&pool, 1).await;
+        // The pool's one connection may not grow the file past its size now.
+        sqlx::query("PRAGMA max_page_count = 1")
+            .execute(&pool)
+            .await
+            .unwrap();
+        let queue = WriteQueue::start(pool.clone(), 64, Duration::from_secs(5));
+        let big: WriteJob = Box::new(|connection| {
+            Box::pin(async move {
+                sqlx::query("INSERT INTO t (n) VALUES (zeroblob(100000))")
+                    .execute(&mut *connection)
+                    .await?;
+                Ok(answer())
+            })
+        });
+        assert!(matches!(queue.write(big).await, Err(ApiError::StorageFull)));
+        assert_eq!(rows(&pool).await, [1]);
+        // Room again (a new limit, or a new connection after the failed batch).
+        sqlx::query("PRAGMA max_page_count = 100000")
+            .execute(&pool)
+            .await
+            .unwrap();
+        queue.write(insert(2, false)).await.unwrap();
+        assert_eq!(rows(&pool).await, [1, 2]);
+    }
+
+    fn answer() -> Answer {
+        Answer {
+            stored: StoredAnswer::from_stored(201, "[]", Vec::new()).unwrap(),
+            replayed: false,
+        }
+    }
+
+    async fn insert_directly(pool: &SqlitePool, n: i64) {
+        sqlx::query("INSERT INTO t (n) VALUES (?)")
+            .bind(n)
+            .execute(pool)
+            .await
+            .unwrap();
     }
 
     #[tokio::test]
