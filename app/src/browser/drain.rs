@@ -14,7 +14,7 @@ use crate::api::{EditAnswer, EditOutcome};
 use crate::save::intent::{IntentKind, IntentState, SaveIntent};
 use crate::save::response::WriteAnswer;
 use crate::save::retry_policy::{
-    AttemptOutcome, RetryPolicy, Verdict, WaitCause, classify, someone_else_signed_in,
+    RetryPolicy, Verdict, WaitCause, classify, someone_else_signed_in,
 };
 use crate::save::sender::{BurstEnd, BurstEvent, BurstHooks, Sender, describe};
 use crate::state::PageState;
