@@ -141,6 +141,35 @@ test("a 503 with Retry-After is retried no earlier than asked and stores one not
   expect(await notesTitled(request, title)).toHaveLength(1);
 });
 
+test("a full disk on the server is shown as such, the note kept, and sent with its key once there is room", async ({
+  page,
+  notes,
+  requests,
+  request,
+  unique,
+}) => {
+  const title = unique("Full disk");
+  // The first save meets a full disk: 507 storage-full, as the server answers it.
+  await onFirstSave(page, (route) =>
+    fulfillProblem(route, 507, "storage-full", "the server's disk is full; nothing was saved", {
+      "retry-after": "3",
+    }),
+  );
+  await notes.goto();
+  await notes.save(title);
+
+  const item = notes.unsavedTitled(title);
+  await expect(item).toContainText(
+    "the server's disk is full — your note is kept here and will be sent",
+  );
+  await expect(item).not.toContainText("failed");
+  await expect(notes.savedTitled(title)).toHaveCount(1);
+  expect(requests.sent).toHaveLength(2);
+  expect(requests.sent[1].key).toBe(requests.sent[0].key);
+  expect(requests.sent[1].at - requests.sent[0].at).toBeGreaterThanOrEqual(3_000);
+  expect(await notesTitled(request, title)).toHaveLength(1);
+});
+
 test("a 422 is sent exactly once, shown as failed, and Discard removes it", async ({
   page,
   notes,
