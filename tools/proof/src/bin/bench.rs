@@ -143,7 +143,12 @@ async fn main() -> anyhow::Result<()> {
 
     let mut server = ServerProcess::new(&args.server, &dir.join("bench.db"))?;
     // The benchmark runs as signed-in people: 16 accounts, the clients spread over them.
-    server.env = vec![("ONCENOTE_SIGNUP".into(), "open".into())];
+    server.env = vec![
+        ("ONCENOTE_SIGNUP".into(), "open".into()),
+        // Every simulated person signs up from 127.0.0.1: lift the per-address limit
+        // on new accounts (five times this) for them.
+        ("ONCENOTE_SIGN_IN_MAX_FAILURES".into(), "1000".into()),
+    ];
     server.start().await?;
     let base = server.base_url();
     let client = reqwest::Client::builder()
@@ -252,6 +257,9 @@ async fn main() -> anyhow::Result<()> {
     let mut single = ServerProcess::new(&args.server, &dir.join("one-commit-each.db"))?;
     single.env = vec![
         ("ONCENOTE_SIGNUP".into(), "open".into()),
+        // Every simulated person signs up from 127.0.0.1: lift the per-address limit
+        // on new accounts (five times this) for them.
+        ("ONCENOTE_SIGN_IN_MAX_FAILURES".into(), "1000".into()),
         ("ONCENOTE_WRITE_BATCH".into(), "1".into()),
     ];
     single.start().await?;
@@ -283,7 +291,12 @@ async fn main() -> anyhow::Result<()> {
     // SQL), on a server and database of their own.
     let database = dir.join("search.db");
     let mut search_server = ServerProcess::new(&args.server, &database)?;
-    search_server.env = vec![("ONCENOTE_SIGNUP".into(), "open".into())];
+    search_server.env = vec![
+        ("ONCENOTE_SIGNUP".into(), "open".into()),
+        // Every simulated person signs up from 127.0.0.1: lift the per-address limit
+        // on new accounts (five times this) for them.
+        ("ONCENOTE_SIGN_IN_MAX_FAILURES".into(), "1000".into()),
+    ];
     search_server.start().await?;
     let base = search_server.base_url();
     let (client, token) = person(&client, &base, &format!("search-{}", std::process::id())).await?;
@@ -1126,7 +1139,12 @@ async fn postgres_figures(
     );
     let figures = async {
         let mut process = ServerProcess::with_url(&args.server, url.clone())?;
-        process.env = vec![("ONCENOTE_SIGNUP".into(), "open".into())];
+        process.env = vec![
+            ("ONCENOTE_SIGNUP".into(), "open".into()),
+            // Every simulated person signs up from 127.0.0.1: lift the per-address limit
+            // on new accounts (five times this) for them.
+            ("ONCENOTE_SIGN_IN_MAX_FAILURES".into(), "1000".into()),
+        ];
         process.start().await?;
         let base = process.base_url();
         let client = reqwest::Client::builder()

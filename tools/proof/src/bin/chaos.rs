@@ -99,7 +99,12 @@ async fn main() -> anyhow::Result<()> {
     for _ in 0..args.replicas {
         let mut server = ServerProcess::with_url(&args.server, database.url())?;
         // Each virtual client signs up as a person of their own.
-        server.env = vec![("ONCENOTE_SIGNUP".into(), "open".into())];
+        server.env = vec![
+            ("ONCENOTE_SIGNUP".into(), "open".into()),
+            // Every simulated person signs up from 127.0.0.1: lift the per-address limit
+            // on new accounts (five times this) for them.
+            ("ONCENOTE_SIGN_IN_MAX_FAILURES".into(), "1000".into()),
+        ];
         if let Some(ttl) = args.ttl_secs {
             server.env.extend([
                 ("ONCENOTE_IDEMPOTENCY_TTL_SECS".into(), ttl.to_string()),
