@@ -8,7 +8,7 @@ use leptos::config::LeptosOptions;
 use crate::config::Config;
 use crate::health::WriteHealth;
 use crate::http::host::AllowedHosts;
-use crate::idempotency::KeyGates;
+use crate::idempotency::{KeyGates, Pipeline};
 use crate::offline::ShellBuild;
 use crate::storage::Store;
 
@@ -21,6 +21,19 @@ pub struct AppState {
     pub key_gates: Arc<KeyGates>,
     /// Whether writes are being refused (a full disk), for `/healthz`.
     pub write_health: Arc<WriteHealth>,
+}
+
+impl AppState {
+    /// What a write's idempotency pipeline works with.
+    pub fn pipeline(&self) -> Pipeline<'_> {
+        Pipeline {
+            store: &self.store,
+            gates: &self.key_gates,
+            key_wait: self.config.key_wait,
+            key_ttl: self.config.idempotency_ttl,
+            health: &self.write_health,
+        }
+    }
 }
 
 impl FromRef<AppState> for LeptosOptions {

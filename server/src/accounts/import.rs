@@ -21,9 +21,11 @@ use super::session::SignedIn;
 use crate::error::ApiError;
 use crate::http::body::{read_at_most, require_zip};
 use crate::idempotency::{self, IdempotencyKey};
+use crate::notes::answers;
 use crate::notes::changes::{IfMatch, Lifecycle, ValidLifecycle};
+use crate::notes::create::CreateNote;
+use crate::notes::lifecycle::ChangeLifecycle;
 use crate::notes::new_note::ValidNewNote;
-use crate::notes::writes::{ChangeLifecycle, CreateNote, CreateReply};
 use crate::state::AppState;
 
 /// The largest export accepted for import.
@@ -123,15 +125,13 @@ fn failure(index: usize, note: &Note, error: &ApiError) -> String {
 /// is new, false if an earlier import made it.
 async fn import_one(state: &AppState, scope: &str, note: &Note) -> Result<bool, ApiError> {
     let key = IdempotencyKey::parse(&format!("import-{}", note.id))?;
-    let create = CreateNote {
-        note: ValidNewNote::parse(NewNote {
-            title: note.title.clone(),
-            body: note.body.clone(),
-            written_at: note.written_at.clone(),
-        })?,
-        reply: CreateReply::Json,
-    };
-    let answer = idempotency::execute(state, scope, &key, create).await?;
+    let create = CreateNote::from_api(ValidNewNote::parse(NewNote {
+        title: note.title.clone(),
+        body: note.body.clone(),
+        written_at: note.written_at.clone(),
+    })?);
+    let pipeline = state.pipeline();
+    let answer = idempotency::execute(pipeline, scope, &key, create, answers::created).await?;
     let made: Note =
         serde_json::from_slice(&answer.stored.body).map_err(|e| ApiError::Internal(e.into()))?;
     if note.trashed_at.is_some() {
@@ -141,7 +141,7 @@ async fn import_one(state: &AppState, scope: &str, note: &Note) -> Result<bool, 
             if_match: IfMatch::Absent,
         });
         let key = IdempotencyKey::parse(&format!("import-trash-{}", note.id))?;
-        idempotency::execute(state, scope, &key, trash).await?;
+        idempotency::execute(pipeline, scope, &key, trash, answers::moved).await?;
     }
     Ok(!answer.replayed)
 }

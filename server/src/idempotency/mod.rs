@@ -13,7 +13,7 @@ pub use answer::{Answer, SavedAnswer, StoredAnswer};
 pub use fingerprint::Fingerprint;
 pub use gate::{KeyGates, Pass};
 pub use key::IdempotencyKey;
-pub use pipeline::{Applied, ClaimTicket, NextAction, Operation, execute};
+pub use pipeline::{Applied, ClaimTicket, NextAction, Operation, Outcome, Pipeline, execute};
 
 /// The scope of everything written before accounts existed (PROTOCOL.md §Server 8); the
 /// first admin takes it over at setup. Since then every scope is a user's id.

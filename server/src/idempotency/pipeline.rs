@@ -6,7 +6,8 @@
 //!    read its answer;
 //! 3. the backend ([`Backend::write`]) claims the key inside a write transaction — and
 //!    replays what the key already holds if another request finished first;
-//! 4. the operation runs inside that transaction and returns its answer;
+//! 4. the operation decides and writes inside that transaction and says what it did; the
+//!    route's answer function turns that into the answer to keep;
 //! 5. the backend stores the answer with the key and commits — the write and its answer
 //!    become visible together or not at all, and the answer goes out only after the
 //!    commit. A failure anywhere rolls everything back: 5xx answers are never stored.
@@ -15,34 +16,69 @@
 
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
-use super::{Answer, Fingerprint, IdempotencyKey, Pass, SavedAnswer, StoredAnswer};
+use super::{Answer, Fingerprint, IdempotencyKey, KeyGates, Pass, StoredAnswer};
 use crate::error::ApiError;
-use crate::state::AppState;
-use crate::storage::{Backend, NoteWrites, Store};
+use crate::health::WriteHealth;
+use crate::storage::{Backend, NoteWrites, Store, Work};
 use crate::timestamp;
 
-/// A write that can run under an idempotency key.
+/// A write that can run under an idempotency key: it decides and writes inside the
+/// claimed transaction and says what it did, in the domain's terms. How that is told
+/// over HTTP (status, `Location`, `ETag`) is the route's answer function's business.
 pub trait Operation: Sync {
+    /// What the write did.
+    type Done: Send;
+
     /// The fingerprint of the request: what the key is being used for.
     fn fingerprint(&self) -> Fingerprint;
 
-    /// Does the write inside the claimed transaction and returns the answer to store.
+    /// Does the write inside the claimed transaction.
     fn apply<T: NoteWrites + Send>(
         &self,
         tx: &mut T,
         scope: &str,
         key: &IdempotencyKey,
-    ) -> impl Future<Output = Result<Applied, ApiError>> + Send;
+    ) -> impl Future<Output = Result<Outcome<Self::Done>, ApiError>> + Send;
 }
 
-/// What an operation did.
-pub struct Applied {
-    pub answer: StoredAnswer,
+/// What an operation did, and whether it had been done before.
+pub struct Outcome<D> {
+    pub done: D,
     /// The write had already been done under this key (its idempotency row had expired,
     /// the note or revision still carries the key): the answer describes that result and
     /// goes out as a replay.
     pub late: bool,
+}
+
+impl<D> Outcome<D> {
+    /// A write done now.
+    pub fn now(done: D) -> Self {
+        Self { done, late: false }
+    }
+
+    /// A write done earlier under the same key, told again.
+    pub fn late(done: D) -> Self {
+        Self { done, late: true }
+    }
+}
+
+/// The answer an operation's work left, ready to be stored with the key.
+pub struct Applied {
+    pub answer: StoredAnswer,
+    /// See [`Outcome::late`].
+    pub late: bool,
+}
+
+impl Applied {
+    /// The answer that goes out for a write that just committed.
+    pub fn into_answer(self) -> Answer {
+        Answer {
+            stored: self.answer,
+            replayed: self.late,
+        }
+    }
 }
 
 /// The claim a write makes on its key.
@@ -60,35 +96,55 @@ pub enum NextAction<Tx> {
     /// The key is new: run the operation in this transaction.
     Start(Tx),
     /// The key already holds a committed answer (another request finished first).
-    ReturnSaved(SavedAnswer),
+    ReturnSaved(super::SavedAnswer),
 }
 
-/// Runs `operation` exactly once for `key` in `scope`, or replays the answer it gave.
-pub async fn execute<O: Operation + Send + 'static>(
-    state: &AppState,
+/// What the pipeline works with: the database, the in-process gates on keys, how long a
+/// key is kept and waited for, and where refused writes are noted for `/healthz`.
+#[derive(Clone, Copy)]
+pub struct Pipeline<'a> {
+    pub store: &'a Store,
+    pub gates: &'a KeyGates,
+    /// How long a request waits for another one with its key (PROTOCOL §Server 4).
+    pub key_wait: Duration,
+    /// How long a key's answer is kept.
+    pub key_ttl: Duration,
+    pub health: &'a WriteHealth,
+}
+
+/// Runs `operation` exactly once for `key` in `scope`, or replays the answer it gave;
+/// `answer` tells what the operation did as the answer kept with the key.
+pub async fn execute<O, F>(
+    pipeline: Pipeline<'_>,
     scope: &str,
     key: &IdempotencyKey,
     operation: O,
-) -> Result<Answer, ApiError> {
-    match &state.store {
-        Store::Sqlite(backend) => execute_on(backend, state, scope, key, operation).await,
-        Store::Postgres(backend) => execute_on(backend, state, scope, key, operation).await,
+    answer: F,
+) -> Result<Answer, ApiError>
+where
+    O: Operation + Send + 'static,
+    F: Fn(&O::Done) -> Result<StoredAnswer, ApiError> + Send + Sync + 'static,
+{
+    let work = Answered { operation, answer };
+    match pipeline.store {
+        Store::Sqlite(backend) => execute_on(backend, pipeline, scope, key, work).await,
+        Store::Postgres(backend) => execute_on(backend, pipeline, scope, key, work).await,
     }
 }
 
-async fn execute_on<B: Backend, O: Operation + Send + 'static>(
+async fn execute_on<B: Backend, W: Work>(
     backend: &B,
-    state: &AppState,
+    pipeline: Pipeline<'_>,
     scope: &str,
     key: &IdempotencyKey,
-    operation: O,
+    work: W,
 ) -> Result<Answer, ApiError> {
-    let fingerprint = operation.fingerprint();
+    let fingerprint = work.fingerprint();
     if let Some(saved) = backend.find_answer(scope, key).await? {
         return saved.replay_for(&fingerprint);
     }
     let gate = format!("{scope}\n{key}");
-    let _leading = match state.key_gates.pass(&gate, state.config.key_wait).await? {
+    let _leading = match pipeline.gates.pass(&gate, pipeline.key_wait).await? {
         Pass::Leader(held) => Some(held),
         Pass::Follower => {
             if let Some(saved) = backend.find_answer(scope, key).await? {
@@ -104,19 +160,39 @@ async fn execute_on<B: Backend, O: Operation + Send + 'static>(
         key: key.clone(),
         fingerprint,
         created_at: timestamp::format(now),
-        expires_at: timestamp::format(timestamp::after(now, state.config.idempotency_ttl)),
+        expires_at: timestamp::format(timestamp::after(now, pipeline.key_ttl)),
     };
-    let written = backend.write(ticket, Arc::new(operation)).await;
-    state.write_health.record(&written);
+    let written = backend.write(ticket, Arc::new(work)).await;
+    pipeline.health.record(&written);
     written
 }
 
-impl Applied {
-    /// The answer that goes out for a write that just committed.
-    pub fn into_answer(self) -> Answer {
-        Answer {
-            stored: self.answer,
-            replayed: self.late,
-        }
+/// An operation with the function that tells what it did: the work the backend runs
+/// inside the claimed transaction.
+struct Answered<O, F> {
+    operation: O,
+    answer: F,
+}
+
+impl<O, F> Work for Answered<O, F>
+where
+    O: Operation + Send + 'static,
+    F: Fn(&O::Done) -> Result<StoredAnswer, ApiError> + Send + Sync + 'static,
+{
+    fn fingerprint(&self) -> Fingerprint {
+        self.operation.fingerprint()
+    }
+
+    async fn run<T: NoteWrites + Send>(
+        &self,
+        tx: &mut T,
+        scope: &str,
+        key: &IdempotencyKey,
+    ) -> Result<Applied, ApiError> {
+        let outcome = self.operation.apply(tx, scope, key).await?;
+        Ok(Applied {
+            answer: (self.answer)(&outcome.done)?,
+            late: outcome.late,
+        })
     }
 }

@@ -14,8 +14,9 @@ use serde::Deserialize;
 
 use app::api::{FORM_KEY_FIELD, FORM_OWNER_FIELD, FORM_PATH, NewNote};
 
+use super::answers;
+use super::create::CreateNote;
 use super::new_note::ValidNewNote;
-use super::writes::{CreateNote, CreateReply};
 use crate::accounts::session::{SignedIn, check_owner};
 use crate::error::ApiError;
 use crate::http::body::read_limited;
@@ -100,11 +101,9 @@ async fn submit(
         Ok(note) => note,
         Err(error) => return refused(&state, error, Some((&fields.title, &body)), owner),
     };
-    let create = CreateNote {
-        note,
-        reply: CreateReply::RedirectHome,
-    };
-    match idempotency::execute(&state, &viewer.user_id, &key, create).await {
+    let create = CreateNote::from_form(note);
+    let answer = answers::created_from_form;
+    match idempotency::execute(state.pipeline(), &viewer.user_id, &key, create, answer).await {
         Ok(answer) => answer.into_response(),
         Err(error) => {
             error.log(Some(key.as_str()));

@@ -1,12 +1,23 @@
 //! Notes: the validated requests, the write operations, the list cursor, and the routes
 //! (the JSON API, and the page's form without JavaScript).
+//!
+//! A write, in the order it runs: `routes` (or `form`) parses and checks the request into
+//! `new_note` / `changes`; `idempotency::execute` runs the operation once per key —
+//! `create`, `edit` (deciding through `edit_plan` and `merge`) or `lifecycle` (trash,
+//! restore, delete for good), each asking `late_retry` first — through the storage
+//! traits; `answers` tells what it did over HTTP, the answer kept with the key.
 
+pub mod answers;
 pub mod changes;
+pub mod create;
 pub mod cursor;
+pub mod edit;
+pub mod edit_plan;
 pub mod form;
+pub mod late_retry;
+pub mod lifecycle;
 pub mod merge;
 pub mod new_note;
 #[cfg(feature = "bench-plain-insert")]
 pub mod plain_insert;
 pub mod routes;
-pub mod writes;

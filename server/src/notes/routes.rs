@@ -15,14 +15,17 @@ use serde::Deserialize;
 
 use app::api::{NOTES_PATH, NewNote, NoteEdit, Revisions};
 
+use super::answers::{self, etag};
 use super::changes::{IfMatch, Lifecycle, ValidLifecycle, ValidNoteEdit};
+use super::create::CreateNote;
 use super::cursor::Cursor;
+use super::edit::EditNote;
+use super::lifecycle::ChangeLifecycle;
 use super::new_note::ValidNewNote;
-use super::writes::{ChangeLifecycle, CreateNote, CreateReply, EditNote, etag};
 use crate::accounts::session::SignedIn;
 use crate::error::ApiError;
 use crate::http::body::{parse_json, read_limited, require_json};
-use crate::idempotency::{self, IdempotencyKey, Operation};
+use crate::idempotency::{self, IdempotencyKey, Operation, StoredAnswer};
 use crate::state::AppState;
 
 /// Notes per page when the client does not say, and the most it may ask for.
@@ -74,6 +77,7 @@ async fn write<O: Operation + Send + 'static>(
     body: Body,
     payload: Payload,
     parse: impl FnOnce(&Bytes) -> Result<O, ApiError>,
+    answer: fn(&O::Done) -> Result<StoredAnswer, ApiError>,
 ) -> Response {
     let mut key = None;
     let result = async {
@@ -85,7 +89,8 @@ async fn write<O: Operation + Send + 'static>(
             require_json(headers)?;
         }
         let operation = parse(&bytes)?;
-        let answer = idempotency::execute(state, scope, &found, operation).await?;
+        let answer =
+            idempotency::execute(state.pipeline(), scope, &found, operation, answer).await?;
         if answer.replayed {
             tracing::info!(status = answer.stored.status, "replayed a stored answer");
         }
@@ -114,11 +119,9 @@ async fn create_note(
         Payload::Json,
         |bytes| {
             let request: NewNote = parse_json(bytes, "a note")?;
-            Ok(CreateNote {
-                note: ValidNewNote::parse(request)?,
-                reply: CreateReply::Json,
-            })
+            Ok(CreateNote::from_api(ValidNewNote::parse(request)?))
         },
+        answers::created,
     )
     .await
 }
@@ -143,6 +146,7 @@ async fn edit_note(
             let request: NoteEdit = parse_json(bytes, "an edit")?;
             Ok(EditNote(ValidNoteEdit::parse(&id, request, if_match)?))
         },
+        answers::edited,
     )
     .await
 }
@@ -207,13 +211,22 @@ async fn lifecycle(
     change: Lifecycle,
 ) -> Response {
     let if_match = IfMatch::from_headers(headers);
-    write(state, scope, headers, body, Payload::None, |_| {
+    let parse = |_: &Bytes| {
         Ok(ChangeLifecycle(ValidLifecycle {
             id,
             change,
             if_match,
         }))
-    })
+    };
+    write(
+        state,
+        scope,
+        headers,
+        body,
+        Payload::None,
+        parse,
+        answers::moved,
+    )
     .await
 }
 

@@ -16,9 +16,7 @@ use app::api::{Note, NotesPage, Revision, RevisionKind};
 use crate::accounts::{NewUser, User, Viewer};
 use crate::config::{Config, DatabaseUrl};
 use crate::error::ApiError;
-use crate::idempotency::{
-    Answer, ClaimTicket, Fingerprint, IdempotencyKey, Operation, SavedAnswer,
-};
+use crate::idempotency::{Answer, Applied, ClaimTicket, Fingerprint, IdempotencyKey, SavedAnswer};
 use crate::notes::cursor::Cursor;
 use crate::search::query::SearchQuery;
 
@@ -178,13 +176,28 @@ pub trait Backend: Send + Sync {
     ) -> impl Future<Output = Result<Option<SavedAnswer>, ApiError>> + Send;
 
     /// In one write transaction: claims the ticket's key (replaying what it holds if
-    /// another request finished first), runs `operation`, stores its answer with the key
+    /// another request finished first), runs `work`, stores its answer with the key
     /// and commits. Answers only once the write is durable; a failure leaves nothing.
-    fn write<O: Operation + Send + 'static>(
+    fn write<W: Work>(
         &self,
         ticket: ClaimTicket,
-        operation: Arc<O>,
+        work: Arc<W>,
     ) -> impl Future<Output = Result<Answer, ApiError>> + Send;
+}
+
+/// What runs inside a claimed write transaction: the write, and the answer to keep with
+/// its key.
+pub trait Work: Send + Sync + 'static {
+    /// The fingerprint of the request the key is used for.
+    fn fingerprint(&self) -> Fingerprint;
+
+    /// Writes through `tx` and returns the answer to store with the key.
+    fn run<T: NoteWrites + Send>(
+        &self,
+        tx: &mut T,
+        scope: &str,
+        key: &IdempotencyKey,
+    ) -> impl Future<Output = Result<Applied, ApiError>> + Send;
 }
 
 /// A write done earlier under a key, found through the key the write left on what it

@@ -29,15 +29,14 @@ use sqlx::{Postgres, Transaction};
 use crate::config::{Config, redacted};
 use crate::error::ApiError;
 use crate::idempotency::{
-    Answer, ClaimTicket, Fingerprint, IdempotencyKey, NextAction, Operation, SavedAnswer,
-    StoredAnswer,
+    Answer, ClaimTicket, Fingerprint, IdempotencyKey, NextAction, SavedAnswer, StoredAnswer,
 };
 use crate::notes::cursor::{Cursor, Order};
 use crate::search::cjk;
 use crate::search::document;
 use crate::search::query::SearchQuery;
 use crate::storage::rows::{NOTE_COLUMNS, NoteRow, RevisionRow, kind_name, revision_kind};
-use crate::storage::{Backend, NewRevision, NoteWrites, PastWrite};
+use crate::storage::{Backend, NewRevision, NoteWrites, PastWrite, Work};
 
 /// Rows a sweep takes in one transaction.
 const SWEEP_BATCH: i64 = 500;
@@ -400,18 +399,14 @@ impl Backend for PgStore {
         saved_answer(&self.reader, scope, key).await
     }
 
-    async fn write<O: Operation + Send + 'static>(
-        &self,
-        ticket: ClaimTicket,
-        operation: Arc<O>,
-    ) -> Result<Answer, ApiError> {
+    async fn write<W: Work>(&self, ticket: ClaimTicket, work: Arc<W>) -> Result<Answer, ApiError> {
         let mut conflicts = 0;
         loop {
             let attempt = async {
                 match self.claim(&ticket).await? {
                     NextAction::ReturnSaved(saved) => saved.replay_for(&ticket.fingerprint),
                     NextAction::Start(mut tx) => {
-                        let applied = operation.apply(&mut tx, &ticket.scope, &ticket.key).await?;
+                        let applied = work.run(&mut tx, &ticket.scope, &ticket.key).await?;
                         self.store_answer(tx, &ticket, &applied.answer).await?;
                         Ok(applied.into_answer())
                     }

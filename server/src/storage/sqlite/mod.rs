@@ -28,13 +28,13 @@ use sqlx::{SqliteConnection, SqlitePool};
 
 use crate::error::ApiError;
 use crate::idempotency::{
-    Answer, ClaimTicket, Fingerprint, IdempotencyKey, Operation, SavedAnswer, StoredAnswer,
+    Answer, ClaimTicket, Fingerprint, IdempotencyKey, SavedAnswer, StoredAnswer,
 };
 use crate::notes::cursor::{Cursor, Order};
 use crate::search::cjk;
 use crate::search::query::SearchQuery;
 use crate::storage::rows::{NOTE_COLUMNS, NoteRow, RevisionRow, kind_name, revision_kind};
-use crate::storage::{Backend, NewRevision, NoteWrites, PastWrite};
+use crate::storage::{Backend, NewRevision, NoteWrites, PastWrite, Work};
 
 /// Connections for reads. Readers never block each other or the writer.
 const READERS: u32 = 8;
@@ -334,11 +334,7 @@ impl Backend for SqliteStore {
         saved_answer(&self.reader, scope, key).await
     }
 
-    async fn write<O: Operation + Send + 'static>(
-        &self,
-        ticket: ClaimTicket,
-        operation: Arc<O>,
-    ) -> Result<Answer, ApiError> {
+    async fn write<W: Work>(&self, ticket: ClaimTicket, work: Arc<W>) -> Result<Answer, ApiError> {
         self.writes
             .write(Box::new(move |connection| {
                 Box::pin(async move {
@@ -349,8 +345,8 @@ impl Backend for SqliteStore {
                     {
                         return saved.replay_for(&ticket.fingerprint);
                     }
-                    let applied = operation
-                        .apply(&mut SqliteTx(&mut *connection), &ticket.scope, &ticket.key)
+                    let applied = work
+                        .run(&mut SqliteTx(&mut *connection), &ticket.scope, &ticket.key)
                         .await?;
                     store_answer(connection, &ticket, &applied.answer).await?;
                     Ok(applied.into_answer())

@@ -1,0 +1,105 @@
+//! Creating a note: the operation the idempotency pipeline runs once per key.
+
+use app::api::{FORM_PATH, Note, RevisionKind};
+
+use super::late_retry::earlier_write;
+use super::new_note::ValidNewNote;
+use crate::error::ApiError;
+use crate::idempotency::{Fingerprint, IdempotencyKey, Operation, Outcome};
+use crate::storage::{NoteWrites, PastWrite};
+
+/// Creating a note.
+pub struct CreateNote {
+    note: ValidNewNote,
+    fingerprint: Fingerprint,
+}
+
+/// What a create did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Created {
+    /// The note is new.
+    Made(Note),
+    /// A late retry: the key had made this note already.
+    Existing(Note),
+    /// A late retry of a create whose note was deleted for good since.
+    DeletedElsewhere(String),
+}
+
+impl Created {
+    /// The note the key made, unless it was deleted for good.
+    pub fn note(&self) -> Option<&Note> {
+        match self {
+            Created::Made(note) | Created::Existing(note) => Some(note),
+            Created::DeletedElsewhere(_) => None,
+        }
+    }
+}
+
+impl CreateNote {
+    /// A create sent to the API: the request is its title, body and `written_at`.
+    pub fn from_api(note: ValidNewNote) -> Self {
+        let fingerprint = note.fingerprint();
+        Self { note, fingerprint }
+    }
+
+    /// A create sent by the page's form without JavaScript. A form has no `written_at`
+    /// of its own (the server stamps it), so a resent form is the same request when its
+    /// title and body are.
+    pub fn from_form(note: ValidNewNote) -> Self {
+        let fingerprint = Fingerprint::of("POST", FORM_PATH, &[&note.title, &note.body]);
+        Self { note, fingerprint }
+    }
+}
+
+impl Operation for CreateNote {
+    type Done = Created;
+
+    fn fingerprint(&self) -> Fingerprint {
+        self.fingerprint.clone()
+    }
+
+    async fn apply<T: NoteWrites + Send>(
+        &self,
+        tx: &mut T,
+        scope: &str,
+        key: &IdempotencyKey,
+    ) -> Result<Outcome<Created>, ApiError> {
+        // A key that an edit, a move or a delete for good recorded is not this create's
+        // to use. Its note's first revision carries a create's key too; that case is the
+        // insert's conflict below.
+        match earlier_write(tx, scope, key, &self.fingerprint).await? {
+            None
+            | Some(PastWrite::Revision {
+                kind: RevisionKind::Create,
+                ..
+            }) => {}
+            // This create was done, and its note deleted for good since: told so, and
+            // nothing is made again.
+            Some(PastWrite::Deleted {
+                note_id,
+                kind: RevisionKind::Create,
+            }) => {
+                tracing::info!(%note_id, "late retry of a create whose note was deleted for good");
+                return Ok(Outcome::late(Created::DeletedElsewhere(note_id)));
+            }
+            Some(_) => return Err(ApiError::IdempotencyKeyReused),
+        }
+        let note = self.note.to_note();
+        if tx.insert_note(scope, key, &self.fingerprint, &note).await? {
+            tracing::info!(note_id = %note.id, "note saved");
+            return Ok(Outcome::now(Created::Made(note)));
+        }
+        // The key's idempotency row had expired while the note (which carries its key)
+        // stayed: a late retry gets the existing note, never a second one.
+        let Some((existing, created_by)) = tx.note_created_by(scope, key).await? else {
+            return Err(ApiError::Internal(anyhow::anyhow!(
+                "the note insert conflicted but no note has the key"
+            )));
+        };
+        if created_by != self.fingerprint {
+            return Err(ApiError::IdempotencyKeyReused);
+        }
+        tracing::info!(note_id = %existing.id, "late retry after expiry: answered with the existing note");
+        Ok(Outcome::late(Created::Existing(existing)))
+    }
+}
