@@ -20,7 +20,7 @@ use super::{Viewer, actions, export, import, setup};
 use crate::error::ApiError;
 use crate::http::body::{parse_json, read_limited, require_json};
 use crate::http::client::{ClientAddr, client_ip};
-use crate::notes::routes::allow;
+use crate::http::routing::allow;
 use crate::state::AppState;
 use crate::timestamp;
 

@@ -19,15 +19,13 @@ use super::writes::{CreateNote, CreateReply};
 use crate::accounts::session::{SignedIn, check_owner};
 use crate::error::ApiError;
 use crate::http::body::read_limited;
+use crate::http::routing::allow;
 use crate::idempotency::{self, IdempotencyKey};
 use crate::state::AppState;
 use crate::timestamp;
 
 pub fn router() -> Router<AppState> {
-    Router::new().route(
-        FORM_PATH,
-        post(submit).fallback(|| async { ApiError::MethodNotAllowed { allow: "POST" } }),
-    )
+    Router::new().route(FORM_PATH, allow(post(submit), "POST"))
 }
 
 #[derive(Deserialize)]
