@@ -30,7 +30,7 @@ use crate::http::client::{ClientAddr, is_https};
 use crate::http::csrf;
 use crate::http::host::{self, AllowedHosts};
 use crate::http::security_headers;
-use crate::notes::{form, routes as notes_routes};
+use crate::notes::{form, routes as notes_routes, transfer};
 use crate::offline::{self, ShellBuild};
 use crate::serve::ConnectionLimits;
 use crate::state::AppState;
@@ -135,6 +135,7 @@ pub fn router(state: AppState) -> Router {
         .merge(form::router())
         .merge(crate::search::routes::router())
         .merge(accounts::routes::router())
+        .merge(transfer::router())
         .merge(accounts::forms::router())
         .route("/healthz", get(health::healthz))
         .route("/sw.js", get(offline::service_worker))

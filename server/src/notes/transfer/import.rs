@@ -17,7 +17,7 @@ use serde::Serialize;
 use app::api::{NewNote, Note};
 
 use super::export_reader::{self, cut};
-use super::session::SignedIn;
+use crate::accounts::session::SignedIn;
 use crate::error::ApiError;
 use crate::http::body::{read_at_most, require_zip};
 use crate::idempotency::{self, IdempotencyKey};
