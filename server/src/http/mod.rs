@@ -6,6 +6,7 @@ pub mod body;
 pub mod client;
 pub mod csrf;
 pub mod host;
+pub mod html;
 pub mod paging;
 pub mod routing;
 pub mod security_headers;

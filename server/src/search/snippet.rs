@@ -12,6 +12,7 @@
 use std::cell::Cell;
 
 use super::cjk::is_cjk;
+use crate::http::html::escape_into;
 use super::fold::{fold, fold_char};
 use super::query::{Term, is_token_char};
 
@@ -282,13 +283,13 @@ impl Text {
         }
         let mut at = start;
         for &(mark_start, mark_end) in marks {
-            escape_into(&mut out, &self.chars[at..mark_start]);
+            escape_into(&mut out, self.chars[at..mark_start].iter().copied());
             out.push_str("<mark>");
-            escape_into(&mut out, &self.chars[mark_start..mark_end]);
+            escape_into(&mut out, self.chars[mark_start..mark_end].iter().copied());
             out.push_str("</mark>");
             at = mark_end;
         }
-        escape_into(&mut out, &self.chars[at..end]);
+        escape_into(&mut out, self.chars[at..end].iter().copied());
         if end < self.chars.len() {
             out.push('…');
         }
@@ -307,20 +308,6 @@ fn starts_with_cjk(token: &str) -> bool {
 
 fn ends_with_cjk(token: &str) -> bool {
     token.chars().next_back().is_some_and(is_cjk)
-}
-
-/// Appends `chars` as HTML text: `&`, `<`, `>`, `"` and `'` as entities.
-fn escape_into(out: &mut String, chars: &[char]) {
-    for &c in chars {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
 }
 
 #[cfg(test)]
