@@ -11,10 +11,11 @@
 
 use std::cell::Cell;
 
-use super::cjk::is_cjk;
 use crate::http::html::escape_into;
-use super::fold::{fold, fold_char};
-use super::query::{Term, is_token_char};
+use crate::text::cjk::is_cjk;
+use crate::text::fold::fold_char;
+use crate::text::query::Term;
+use crate::text::tokens::{folded_words, is_token_char};
 
 /// How far the window's ends may move to land on a space instead of inside a word.
 const SNAP_CHARS: usize = 20;
@@ -61,15 +62,14 @@ struct Pattern {
 }
 
 impl Pattern {
-    /// The pattern for `term`; `None` when it has nothing to match. Tokens are split again
-    /// at non-token characters, so a term built by hand matches like a parsed one.
+    /// The pattern for `term`; `None` when it has nothing to match. Tokens are cut again
+    /// and folded as the search cuts and folds the note, so a term built by hand matches
+    /// like a parsed one.
     fn new(term: &Term) -> Option<Self> {
         let tokens: Vec<String> = term
             .tokens()
             .iter()
-            .flat_map(|token| token.split(|c: char| !is_token_char(c)))
-            .map(fold)
-            .filter(|token| token.chars().any(char::is_alphanumeric))
+            .flat_map(|token| folded_words(token))
             .collect();
         let cost = tokens.iter().map(String::len).sum();
         (!tokens.is_empty()).then_some(Self { tokens, cost })

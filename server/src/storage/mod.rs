@@ -20,7 +20,7 @@ use crate::idempotency::{
     Answer, ClaimTicket, Fingerprint, IdempotencyKey, Operation, SavedAnswer,
 };
 use crate::notes::cursor::Cursor;
-use crate::search::query::SearchQuery;
+use crate::text::query::SearchQuery;
 
 /// The database the server runs on.
 #[derive(Clone)]

@@ -33,9 +33,9 @@ use crate::idempotency::{
     StoredAnswer,
 };
 use crate::notes::cursor::{Cursor, Order};
-use crate::search::cjk;
-use crate::search::document;
-use crate::search::query::SearchQuery;
+use crate::text::cjk;
+use crate::text::document;
+use crate::text::query::SearchQuery;
 use crate::storage::rows::{NOTE_COLUMNS, NoteRow, RevisionRow, kind_name, revision_kind};
 use crate::storage::{Backend, NewRevision, NoteWrites, PastWrite};
 
@@ -72,7 +72,7 @@ pub fn search_sql() -> String {
 
 /// The scope as a tsquery of its one lexeme (as `search_scope` holds it).
 pub fn scope_lexeme(scope: &str) -> String {
-    crate::search::query::lexeme(scope)
+    crate::text::query::lexeme(scope)
 }
 
 #[derive(Clone)]

@@ -31,8 +31,8 @@ use crate::idempotency::{
     Answer, ClaimTicket, Fingerprint, IdempotencyKey, Operation, SavedAnswer, StoredAnswer,
 };
 use crate::notes::cursor::{Cursor, Order};
-use crate::search::cjk;
-use crate::search::query::SearchQuery;
+use crate::text::cjk;
+use crate::text::query::SearchQuery;
 use crate::storage::rows::{NOTE_COLUMNS, NoteRow, RevisionRow, kind_name, revision_kind};
 use crate::storage::{Backend, NewRevision, NoteWrites, PastWrite};
 
