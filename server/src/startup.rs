@@ -9,7 +9,6 @@ use anyhow::Context;
 use app::ssr_context::{FormKey, SignedInAs, SignupOpen, SiteAddress};
 use app::{App, shell};
 use axum::Router;
-use axum::extract::FromRef;
 use axum::http::{HeaderValue, header};
 use axum::routing::{any, get};
 use leptos::config::LeptosOptions;
@@ -167,7 +166,7 @@ pub fn router(state: AppState) -> Router {
                 .on_failure(DefaultOnFailure::new().level(tracing::Level::DEBUG)),
         )
         .layer(axum::middleware::from_fn_with_state(
-            <AllowedHosts as FromRef<AppState>>::from_ref(&state),
+            AllowedHosts::new(state.config.allowed_hosts.clone()),
             host::check,
         ))
         .with_state(state)
