@@ -412,7 +412,10 @@ mod tests {
             wire,
             serde_json::json!({"imported": 2, "already_there": 1, "failed": ["\"x\": too long"]})
         );
-        assert_eq!(serde_json::from_value::<ImportReport>(wire).unwrap(), report);
+        assert_eq!(
+            serde_json::from_value::<ImportReport>(wire).unwrap(),
+            report
+        );
         let partial: ImportReport = serde_json::from_str(r#"{"imported": 3}"#).unwrap();
         assert_eq!((partial.imported, partial.already_there), (3, 0));
         assert!(partial.failed.is_empty());

@@ -44,7 +44,10 @@ mod tests {
 
     #[test]
     fn other_text_is_left_as_it_is() {
-        assert_eq!(escape("Crème brûlée — 東京 ✓\n\t"), "Crème brûlée — 東京 ✓\n\t");
+        assert_eq!(
+            escape("Crème brûlée — 東京 ✓\n\t"),
+            "Crème brûlée — 東京 ✓\n\t"
+        );
         assert_eq!(escape(""), "");
     }
 

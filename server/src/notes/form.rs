@@ -161,4 +161,3 @@ fn refused(
     );
     (status, Html(page)).into_response()
 }
-

@@ -36,7 +36,10 @@ mod tests {
 
     #[test]
     fn punctuation_and_spaces_cut_tokens_and_case_is_lowered() {
-        assert_eq!(tokenize("E-mail, it's  OK!"), ["e", "mail", "it", "s", "ok"]);
+        assert_eq!(
+            tokenize("E-mail, it's  OK!"),
+            ["e", "mail", "it", "s", "ok"]
+        );
         assert!(tokenize("  ...  ").is_empty());
     }
 

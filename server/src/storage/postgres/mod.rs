@@ -33,11 +33,11 @@ use crate::idempotency::{
     StoredAnswer,
 };
 use crate::notes::cursor::{Cursor, Order};
+use crate::storage::rows::{NOTE_COLUMNS, NoteRow, RevisionRow, kind_name, revision_kind};
+use crate::storage::{Backend, NewRevision, NoteWrites, PastWrite};
 use crate::text::cjk;
 use crate::text::document;
 use crate::text::query::SearchQuery;
-use crate::storage::rows::{NOTE_COLUMNS, NoteRow, RevisionRow, kind_name, revision_kind};
-use crate::storage::{Backend, NewRevision, NoteWrites, PastWrite};
 
 /// Rows a sweep takes in one transaction.
 const SWEEP_BATCH: i64 = 500;
