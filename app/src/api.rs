@@ -172,6 +172,19 @@ pub struct NotesPage {
     pub next: Option<String>,
 }
 
+/// The answer to `POST /api/import`: what became of each note of the export. A field
+/// missing from the answer reads as none, so the client still reports what it can.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ImportReport {
+    /// Notes made by this import.
+    pub imported: usize,
+    /// Notes an earlier import of the same export had made already.
+    pub already_there: usize,
+    /// Notes that could not be made, each as the start of its title and why.
+    pub failed: Vec<String>,
+}
+
 /// The problem slugs (`type` is `/problems/{slug}`) the client acts on; the server's
 /// `error.rs` answers with these same constants.
 pub mod slugs {
@@ -385,5 +398,26 @@ mod tests {
         ] {
             assert_eq!(local_path(bad), None, "{bad:?}");
         }
+    }
+
+    #[test]
+    fn an_import_report_keeps_its_wire_shape_and_reads_missing_fields_as_none() {
+        let report = ImportReport {
+            imported: 2,
+            already_there: 1,
+            failed: vec!["\"x\": too long".into()],
+        };
+        let wire = serde_json::to_value(&report).unwrap();
+        assert_eq!(
+            wire,
+            serde_json::json!({"imported": 2, "already_there": 1, "failed": ["\"x\": too long"]})
+        );
+        assert_eq!(
+            serde_json::from_value::<ImportReport>(wire).unwrap(),
+            report
+        );
+        let partial: ImportReport = serde_json::from_str(r#"{"imported": 3}"#).unwrap();
+        assert_eq!((partial.imported, partial.already_there), (3, 0));
+        assert!(partial.failed.is_empty());
     }
 }

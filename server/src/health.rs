@@ -13,7 +13,7 @@
 //! - On SQLite it also counts the write transactions committed since the start
 //!   (`write_commits`: writes that arrived together share one).
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::Json;
@@ -22,7 +22,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
 use crate::error::{ApiError, DbFailure};
-use crate::state::AppState;
+use crate::storage::Store;
 use crate::timestamp;
 
 /// How long a refused write is reported after the last one, unless a write succeeds.
@@ -83,16 +83,20 @@ impl WriteHealth {
     }
 }
 
-pub async fn healthz(State(state): State<AppState>) -> Response {
-    let database = state.store.backend();
-    if let Err(error) = state.store.ping().await {
+/// `GET /healthz`.
+pub async fn healthz(
+    State(store): State<Store>,
+    State(write_health): State<Arc<WriteHealth>>,
+) -> Response {
+    let database = store.backend();
+    if let Err(error) = store.ping().await {
         tracing::error!(%error, "health check: the database did not answer");
         return unhealthy(serde_json::json!({
             "status": "database unavailable",
             "database": database,
         }));
     }
-    if let Some(refusing) = state.write_health.refusing() {
+    if let Some(refusing) = write_health.refusing() {
         let status = match refusing.class {
             DbFailure::StorageFull => "storage-full",
             _ => "database unavailable",
@@ -105,7 +109,7 @@ pub async fn healthz(State(state): State<AppState>) -> Response {
         }));
     }
     let mut body = serde_json::json!({ "status": "ok", "database": database });
-    if let Some(commits) = state.store.write_commits() {
+    if let Some(commits) = store.write_commits() {
         body["write_commits"] = commits.into();
     }
     Json(body).into_response()

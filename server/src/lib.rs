@@ -22,4 +22,5 @@ pub mod state;
 pub mod storage;
 pub mod sweeper;
 pub mod telemetry;
+pub mod text;
 pub mod timestamp;

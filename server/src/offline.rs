@@ -7,13 +7,12 @@
 //! the assets it was built with — from the network or from the cache that stored it.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use axum::extract::State;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
-
-use crate::state::AppState;
 
 const TEMPLATE: &str = include_str!("offline/sw.js");
 
@@ -92,8 +91,8 @@ pub fn hash_file() -> Option<PathBuf> {
 }
 
 /// `GET /sw.js`. Never cached by HTTP, so the browser sees a new build at once.
-pub async fn service_worker(State(state): State<AppState>) -> Response {
-    let mut response = state.shell.script().into_response();
+pub async fn service_worker(State(shell): State<Arc<ShellBuild>>) -> Response {
+    let mut response = shell.script().into_response();
     let headers = response.headers_mut();
     headers.insert(
         header::CONTENT_TYPE,

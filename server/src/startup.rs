@@ -9,7 +9,6 @@ use anyhow::Context;
 use app::ssr_context::{FormKey, SignedInAs, SignupOpen, SiteAddress};
 use app::{App, shell};
 use axum::Router;
-use axum::extract::FromRef;
 use axum::http::{HeaderValue, header};
 use axum::routing::{any, get};
 use leptos::config::LeptosOptions;
@@ -30,7 +29,7 @@ use crate::http::client::{ClientAddr, is_https};
 use crate::http::csrf;
 use crate::http::host::{self, AllowedHosts};
 use crate::http::security_headers;
-use crate::notes::{form, routes as notes_routes};
+use crate::notes::{form, routes as notes_routes, transfer};
 use crate::offline::{self, ShellBuild};
 use crate::serve::ConnectionLimits;
 use crate::state::AppState;
@@ -135,6 +134,7 @@ pub fn router(state: AppState) -> Router {
         .merge(form::router())
         .merge(crate::search::routes::router())
         .merge(accounts::routes::router())
+        .merge(transfer::router())
         .merge(accounts::forms::router())
         .route("/healthz", get(health::healthz))
         .route("/sw.js", get(offline::service_worker))
@@ -166,7 +166,7 @@ pub fn router(state: AppState) -> Router {
                 .on_failure(DefaultOnFailure::new().level(tracing::Level::DEBUG)),
         )
         .layer(axum::middleware::from_fn_with_state(
-            <AllowedHosts as FromRef<AppState>>::from_ref(&state),
+            AllowedHosts::new(state.config.allowed_hosts.clone()),
             host::check,
         ))
         .with_state(state)

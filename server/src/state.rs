@@ -1,4 +1,6 @@
-//! What every handler can reach.
+//! What every handler can reach. A handler that needs one part takes that part
+//! (`State<Store>`, `State<Arc<ShellBuild>>`, …; `FromRef` is derived for each field), so
+//! the modules that define the parts need not know `AppState`.
 
 use std::sync::Arc;
 
@@ -7,12 +9,12 @@ use leptos::config::LeptosOptions;
 
 use crate::config::Config;
 use crate::health::WriteHealth;
-use crate::http::host::AllowedHosts;
 use crate::idempotency::{KeyGates, Pipeline};
 use crate::offline::ShellBuild;
 use crate::storage::Store;
 
-#[derive(Clone)]
+/// The server's state, shared by every request.
+#[derive(Clone, FromRef)]
 pub struct AppState {
     pub store: Store,
     pub config: Arc<Config>,
@@ -33,17 +35,5 @@ impl AppState {
             key_ttl: self.config.idempotency_ttl,
             health: &self.write_health,
         }
-    }
-}
-
-impl FromRef<AppState> for LeptosOptions {
-    fn from_ref(state: &AppState) -> Self {
-        state.leptos_options.clone()
-    }
-}
-
-impl FromRef<AppState> for AllowedHosts {
-    fn from_ref(state: &AppState) -> Self {
-        AllowedHosts::new(state.config.allowed_hosts.clone())
     }
 }

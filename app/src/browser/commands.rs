@@ -261,18 +261,20 @@ pub fn import_file(event: leptos::ev::Event, message: RwSignal<Option<String>>) 
         let sent = request.body(wasm_bindgen::JsValue::from(file));
         let text = match sent {
             Ok(request) => match request.send().await {
-                Ok(response) if response.ok() => match response.json::<serde_json::Value>().await {
-                    Ok(result) => format!(
-                        "Imported {} note(s); {} were here already{}.",
-                        result["imported"].as_u64().unwrap_or(0),
-                        result["already_there"].as_u64().unwrap_or(0),
-                        match result["failed"].as_array().map(Vec::len).unwrap_or(0) {
-                            0 => String::new(),
-                            n => format!("; {n} could not be imported"),
-                        }
-                    ),
-                    Err(_) => "Imported.".into(),
-                },
+                Ok(response) if response.ok() => {
+                    match response.json::<crate::api::ImportReport>().await {
+                        Ok(report) => format!(
+                            "Imported {} note(s); {} were here already{}.",
+                            report.imported,
+                            report.already_there,
+                            match report.failed.len() {
+                                0 => String::new(),
+                                n => format!("; {n} could not be imported"),
+                            }
+                        ),
+                        Err(_) => "Imported.".into(),
+                    }
+                }
                 Ok(response) => match response.json::<crate::api::Problem>().await {
                     Ok(problem) => format!("Not imported: {}.", problem.detail),
                     Err(_) => format!("Not imported (the server answered {}).", response.status()),

@@ -19,7 +19,7 @@ use super::{Viewer, actions, setup};
 use crate::error::ApiError;
 use crate::http::body::read_limited;
 use crate::http::client::{ClientAddr, client_ip};
-use crate::notes::routes::allow;
+use crate::http::routing::allow;
 use crate::state::AppState;
 use crate::timestamp;
 

@@ -9,15 +9,13 @@
 //! - `limits`: sign-in attempts per account and per client address, counted in the
 //!   database so the limits hold across server processes.
 //! - `setup`: the first admin (from the environment, or a one-time link printed at start).
-//! - `routes` (the JSON API), `forms` (the same for pages, without JavaScript), `export`,
-//!   `import` (reading an upload with `export_reader`, which bounds what it unpacks).
+//! - `routes` (the JSON API), `forms` (the same for pages, without JavaScript).
+//!
+//! A person's export and import are in `notes::transfer`.
 
 pub mod actions;
-pub mod export;
-pub mod export_reader;
 pub mod forms;
 pub mod gate;
-pub mod import;
 pub mod limits;
 pub mod password;
 pub mod routes;

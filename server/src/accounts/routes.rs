@@ -5,7 +5,8 @@
 //! - `POST /api/invitations` (admin) · `POST /api/invitations/{token}/accept`
 //! - `POST /api/users` (sign up, where open) · `GET /api/users` (admin)
 //! - `POST /api/users/{id}/disable` and `/enable` (admin)
-//! - `GET /api/export` · `POST /api/import`
+//!
+//! A person's export and import are notes, not accounts: `notes::transfer`.
 
 use axum::Router;
 use axum::body::Body;
@@ -16,11 +17,11 @@ use axum::routing::{get, post, put};
 use serde::{Deserialize, Serialize};
 
 use super::session::{AdminSignedIn, CookieSecurity, SignedIn, clear_cookie, start};
-use super::{Viewer, actions, export, import, setup};
+use super::{Viewer, actions, setup};
 use crate::error::ApiError;
 use crate::http::body::{parse_json, read_limited, require_json};
 use crate::http::client::{ClientAddr, client_ip};
-use crate::notes::routes::allow;
+use crate::http::routing::allow;
 use crate::state::AppState;
 use crate::timestamp;
 
@@ -44,8 +45,6 @@ pub fn router() -> Router<AppState> {
         )
         .route("/api/users/{id}/disable", allow(post(disable_user), "POST"))
         .route("/api/users/{id}/enable", allow(post(enable_user), "POST"))
-        .route("/api/export", allow(get(export::download), "GET"))
-        .route("/api/import", allow(post(import::upload), "POST"))
 }
 
 #[derive(Deserialize)]

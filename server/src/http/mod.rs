@@ -1,8 +1,12 @@
 //! HTTP concerns shared by every route: reading a request body within its limits, the
-//! `Host` check, and the security headers.
+//! `Host` check, the security headers, the 405 of a method a route does not have, and the
+//! `limit` of a page of results.
 
 pub mod body;
 pub mod client;
 pub mod csrf;
 pub mod host;
+pub mod html;
+pub mod paging;
+pub mod routing;
 pub mod security_headers;

@@ -20,15 +20,14 @@ use super::new_note::ValidNewNote;
 use crate::accounts::session::{SignedIn, check_owner};
 use crate::error::ApiError;
 use crate::http::body::read_limited;
+use crate::http::html::escape;
+use crate::http::routing::allow;
 use crate::idempotency::{self, IdempotencyKey};
 use crate::state::AppState;
 use crate::timestamp;
 
 pub fn router() -> Router<AppState> {
-    Router::new().route(
-        FORM_PATH,
-        post(submit).fallback(|| async { ApiError::MethodNotAllowed { allow: "POST" } }),
-    )
+    Router::new().route(FORM_PATH, allow(post(submit), "POST"))
 }
 
 #[derive(Deserialize)]
@@ -160,33 +159,4 @@ fn refused(
         body = escape(body),
     );
     (status, Html(page)).into_response()
-}
-
-/// Text made safe to put in HTML, as element content or a quoted attribute.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn escaped_text_cannot_open_a_tag_or_leave_an_attribute() {
-        assert_eq!(
-            escape(r#"<script>"x" & 'y'</script>"#),
-            "&lt;script&gt;&quot;x&quot; &amp; &#39;y&#39;&lt;/script&gt;"
-        );
-    }
 }

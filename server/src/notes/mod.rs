@@ -6,6 +6,8 @@
 //! `create`, `edit` (deciding through `edit_plan` and `merge`) or `lifecycle` (trash,
 //! restore, delete for good), each asking `late_retry` first — through the storage
 //! traits; `answers` tells what it did over HTTP, the answer kept with the key.
+//!
+//! `transfer` takes a person's notes away and brings them back (export and import).
 
 pub mod answers;
 pub mod changes;
@@ -21,3 +23,4 @@ pub mod new_note;
 #[cfg(feature = "bench-plain-insert")]
 pub mod plain_insert;
 pub mod routes;
+pub mod transfer;

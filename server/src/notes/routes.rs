@@ -10,7 +10,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, Uri, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{MethodRouter, get, post};
+use axum::routing::{get, post};
 use serde::Deserialize;
 
 use app::api::{NOTES_PATH, NewNote, NoteEdit, Revisions};
@@ -25,12 +25,10 @@ use super::new_note::ValidNewNote;
 use crate::accounts::session::SignedIn;
 use crate::error::ApiError;
 use crate::http::body::{parse_json, read_limited, require_json};
+use crate::http::paging::parse_limit;
+use crate::http::routing::allow;
 use crate::idempotency::{self, IdempotencyKey, Operation, StoredAnswer};
 use crate::state::AppState;
-
-/// Notes per page when the client does not say, and the most it may ask for.
-const DEFAULT_PAGE: u32 = 50;
-const MAX_PAGE: u32 = 200;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -51,11 +49,6 @@ pub fn router() -> Router<AppState> {
             allow(get(list_revisions), "GET"),
         )
         .route("/api/trash", allow(get(list_trash), "GET"))
-}
-
-/// A route's other methods answer 405 with `Allow` naming the ones it has.
-pub fn allow(route: MethodRouter<AppState>, methods: &'static str) -> MethodRouter<AppState> {
-    route.fallback(move || async move { ApiError::MethodNotAllowed { allow: methods } })
 }
 
 /// What a write's body must be.
@@ -244,19 +237,6 @@ fn page_params(uri: &Uri) -> Result<(u32, Option<Cursor>), ApiError> {
     let limit = parse_limit(params.limit.as_deref())?;
     let cursor = params.cursor.as_deref().map(Cursor::decode).transpose()?;
     Ok((limit, cursor))
-}
-
-/// `limit` of a list or a search: 1–200, default 50.
-pub fn parse_limit(text: Option<&str>) -> Result<u32, ApiError> {
-    match text {
-        None => Ok(DEFAULT_PAGE),
-        Some(text) => match text.parse::<u32>() {
-            Ok(n) if (1..=MAX_PAGE).contains(&n) => Ok(n),
-            _ => Err(ApiError::InvalidQuery(format!(
-                "limit must be a whole number from 1 to {MAX_PAGE}, got {text:?}"
-            ))),
-        },
-    }
 }
 
 /// `GET /api/notes?limit=&cursor=`: notes not in the trash, newest first.

@@ -1,12 +1,9 @@
-//! Search: the user's query grammar (parsed, never passed through as syntax), CJK
-//! bigrams for text without spaces, and escaped snippets with highlights. The database
-//! runs the query (`storage`: FTS5 on SQLite, a `tsvector` on PostgreSQL, whose words
-//! `document` cuts); everything else here is the same for every database.
+//! Search: `GET /api/search` (`routes`), a page of results for the user's text (`find`),
+//! and escaped snippets with highlights (`snippet`). The query grammar, the fold, the
+//! tokens and the CJK bigrams are in `text`, shared with the storage, which runs the
+//! query (FTS5 on SQLite, a `tsvector` on PostgreSQL); everything here is the same for
+//! every database.
 
-pub mod cjk;
-pub mod document;
-pub mod fold;
-pub mod query;
 pub mod routes;
 pub mod snippet;
 
@@ -14,6 +11,7 @@ use app::api::{SearchHit, SearchPage};
 
 use crate::error::ApiError;
 use crate::storage::Store;
+use crate::text::query;
 
 /// How much of a body a snippet shows, in characters.
 const SNIPPET_CHARS: usize = 160;

@@ -11,7 +11,8 @@ use serde::Deserialize;
 
 use crate::accounts::session::SignedIn;
 use crate::error::ApiError;
-use crate::notes::routes::{allow, parse_limit};
+use crate::http::paging::parse_limit;
+use crate::http::routing::allow;
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {

@@ -11,9 +11,11 @@
 
 use std::cell::Cell;
 
-use super::cjk::is_cjk;
-use super::fold::{fold, fold_char};
-use super::query::{Term, is_token_char};
+use crate::http::html::escape_into;
+use crate::text::cjk::is_cjk;
+use crate::text::fold::fold_char;
+use crate::text::query::Term;
+use crate::text::tokens::{folded_words, is_token_char};
 
 /// How far the window's ends may move to land on a space instead of inside a word.
 const SNAP_CHARS: usize = 20;
@@ -60,15 +62,14 @@ struct Pattern {
 }
 
 impl Pattern {
-    /// The pattern for `term`; `None` when it has nothing to match. Tokens are split again
-    /// at non-token characters, so a term built by hand matches like a parsed one.
+    /// The pattern for `term`; `None` when it has nothing to match. Tokens are cut again
+    /// and folded as the search cuts and folds the note, so a term built by hand matches
+    /// like a parsed one.
     fn new(term: &Term) -> Option<Self> {
         let tokens: Vec<String> = term
             .tokens()
             .iter()
-            .flat_map(|token| token.split(|c: char| !is_token_char(c)))
-            .map(fold)
-            .filter(|token| token.chars().any(char::is_alphanumeric))
+            .flat_map(|token| folded_words(token))
             .collect();
         let cost = tokens.iter().map(String::len).sum();
         (!tokens.is_empty()).then_some(Self { tokens, cost })
@@ -282,13 +283,13 @@ impl Text {
         }
         let mut at = start;
         for &(mark_start, mark_end) in marks {
-            escape_into(&mut out, &self.chars[at..mark_start]);
+            escape_into(&mut out, self.chars[at..mark_start].iter().copied());
             out.push_str("<mark>");
-            escape_into(&mut out, &self.chars[mark_start..mark_end]);
+            escape_into(&mut out, self.chars[mark_start..mark_end].iter().copied());
             out.push_str("</mark>");
             at = mark_end;
         }
-        escape_into(&mut out, &self.chars[at..end]);
+        escape_into(&mut out, self.chars[at..end].iter().copied());
         if end < self.chars.len() {
             out.push('…');
         }
@@ -307,20 +308,6 @@ fn starts_with_cjk(token: &str) -> bool {
 
 fn ends_with_cjk(token: &str) -> bool {
     token.chars().next_back().is_some_and(is_cjk)
-}
-
-/// Appends `chars` as HTML text: `&`, `<`, `>`, `"` and `'` as entities.
-fn escape_into(out: &mut String, chars: &[char]) {
-    for &c in chars {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
 }
 
 #[cfg(test)]

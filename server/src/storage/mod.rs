@@ -18,7 +18,7 @@ use crate::config::{Config, DatabaseUrl};
 use crate::error::ApiError;
 use crate::idempotency::{Answer, Applied, ClaimTicket, Fingerprint, IdempotencyKey, SavedAnswer};
 use crate::notes::cursor::Cursor;
-use crate::search::query::SearchQuery;
+use crate::text::query::SearchQuery;
 
 /// The database the server runs on.
 #[derive(Clone)]

@@ -32,11 +32,11 @@ use crate::idempotency::{
     Answer, ClaimTicket, Fingerprint, IdempotencyKey, NextAction, SavedAnswer, StoredAnswer,
 };
 use crate::notes::cursor::{Cursor, Order};
-use crate::search::cjk;
-use crate::search::document;
-use crate::search::query::SearchQuery;
 use crate::storage::rows::{NOTE_COLUMNS, NoteRow, RevisionRow, kind_name, revision_kind};
 use crate::storage::{Backend, NewRevision, NoteWrites, PastWrite, Work};
+use crate::text::cjk;
+use crate::text::document;
+use crate::text::query::SearchQuery;
 
 /// Rows a sweep takes in one transaction.
 const SWEEP_BATCH: i64 = 500;
@@ -71,7 +71,7 @@ pub fn search_sql() -> String {
 
 /// The scope as a tsquery of its one lexeme (as `search_scope` holds it).
 pub fn scope_lexeme(scope: &str) -> String {
-    crate::search::query::lexeme(scope)
+    crate::text::query::lexeme(scope)
 }
 
 #[derive(Clone)]

@@ -31,10 +31,10 @@ use crate::idempotency::{
     Answer, ClaimTicket, Fingerprint, IdempotencyKey, SavedAnswer, StoredAnswer,
 };
 use crate::notes::cursor::{Cursor, Order};
-use crate::search::cjk;
-use crate::search::query::SearchQuery;
 use crate::storage::rows::{NOTE_COLUMNS, NoteRow, RevisionRow, kind_name, revision_kind};
 use crate::storage::{Backend, NewRevision, NoteWrites, PastWrite, Work};
+use crate::text::cjk;
+use crate::text::query::SearchQuery;
 
 /// Connections for reads. Readers never block each other or the writer.
 const READERS: u32 = 8;

@@ -80,6 +80,19 @@ mod tests {
     }
 
     #[test]
+    fn folding_lowercased_text_is_folding_the_text() {
+        // The tokens are lowercased before they are folded (`tokens::folded_words`), and
+        // the snippet folds the note as written: both must give the same words. Folding
+        // goes a char at a time, so every char checked alone covers all text; the final
+        // sigma lowercasing gives at the end of a word is checked on its own.
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            let lower: String = c.to_lowercase().collect();
+            assert_eq!(fold(&lower), fold(c.encode_utf8(&mut [0; 4])), "{c:?}");
+        }
+        assert_eq!(fold(&"ΣΟΦΙΑΣ".to_lowercase()), fold("ΣΟΦΙΑΣ"));
+    }
+
+    #[test]
     fn cjk_is_untouched() {
         assert_eq!(fold("東京"), "東京");
         assert_eq!(fold("が"), "が");

@@ -13,7 +13,7 @@ use zip::write::SimpleFileOptions;
 use app::api::Note;
 
 use super::export_reader::FORMAT;
-use super::session::SignedIn;
+use crate::accounts::session::SignedIn;
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::timestamp;

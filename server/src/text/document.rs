@@ -2,21 +2,16 @@
 //! text with its `unicode61` tokenizer (`remove_diacritics 2`); PostgreSQL's own parser
 //! and dictionaries cut differently (`e-mail`, `it's`, URLs) and fold nothing without the
 //! `unaccent` extension. So on PostgreSQL the server cuts the text itself, with the same
-//! tokenizer that reads the search box ([`super::query`]), folds each word the way
+//! tokenizer that reads the search box ([`super::tokens`]), folds each word the way
 //! `unicode61` does ([`super::fold`]: lower case, accents removed), and hands PostgreSQL
 //! plain words separated by spaces: the note and the query agree on every word, on both
 //! databases.
 
-use super::fold::fold;
-use super::query::tokenize;
+use super::tokens::folded_words;
 
 /// The words of `text`, folded, separated by single spaces.
 pub fn words(text: &str) -> String {
-    tokenize(text)
-        .iter()
-        .map(|token| fold(token))
-        .collect::<Vec<_>>()
-        .join(" ")
+    folded_words(text).collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]

@@ -11,18 +11,16 @@
 //! - `alpha or beta -gamma` — either group: (alpha) OR (beta AND NOT gamma); `or` is the
 //!   keyword in any case when it stands alone, unquoted and without `-`.
 //!
-//! Words are cut into tokens the way FTS5's `unicode61` tokenizer cuts them: runs of
-//! letters and digits (with their combining marks), so `e-mail` is the phrase "e mail" and
-//! `it's` the phrase "it s". A CJK token stays whole; it is matched by its bigrams (see
-//! [`super::cjk`]).
+//! Words are cut into tokens as [`super::tokens`] cuts them (as FTS5's `unicode61`
+//! does), so `e-mail` is the phrase "e mail" and `it's` the phrase "it s". A CJK token
+//! stays whole; it is matched by its bigrams (see [`super::cjk`]).
 
 use std::fmt;
 use std::str::FromStr;
 
-use unicode_normalization::char::is_combining_mark;
-
 use super::cjk::{self, Segment};
 use super::fold::fold;
+use super::tokens::tokenize;
 
 /// At most this many terms (included and excluded, in all groups) are kept; the rest of
 /// the input is ignored.
@@ -232,22 +230,6 @@ impl Term {
             Term::Phrase(tokens) => tokens,
         }
     }
-}
-
-/// Whether `c` belongs inside a token. Combining marks stay with their letter, so a word
-/// typed in decomposed form ("cafe\u{301}") is still one token, as for `unicode61`.
-pub fn is_token_char(c: char) -> bool {
-    c.is_alphanumeric() || is_combining_mark(c)
-}
-
-/// Splits text into lowercased tokens: maximal runs of [`is_token_char`] that still hold
-/// a letter or digit once folded. A run of combining marks alone (U+0345, which Unicode
-/// counts as a letter) folds to nothing: it is no word, not an empty one.
-pub(crate) fn tokenize(text: &str) -> Vec<String> {
-    text.split(|c: char| !is_token_char(c))
-        .filter(|token| fold(token).chars().any(char::is_alphanumeric))
-        .map(str::to_lowercase)
-        .collect()
 }
 
 /// Splits `text` around the char starting at byte `at`, leaving that char out.

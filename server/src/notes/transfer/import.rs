@@ -12,12 +12,11 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
-use serde::Serialize;
 
-use app::api::{NewNote, Note};
+use app::api::{ImportReport, NewNote, Note};
 
 use super::export_reader::{self, cut};
-use super::session::SignedIn;
+use crate::accounts::session::SignedIn;
 use crate::error::ApiError;
 use crate::http::body::{read_at_most, require_zip};
 use crate::idempotency::{self, IdempotencyKey};
@@ -35,20 +34,10 @@ const READ_AHEAD: usize = 8;
 /// How much of a title a failure quotes.
 const TITLE_QUOTED_CHARS: usize = 80;
 
-#[derive(Serialize, Default)]
-struct Imported {
-    /// Notes made by this import.
-    imported: usize,
-    /// Notes an earlier import of the same export had made already.
-    already_there: usize,
-    /// Notes that could not be made, each as the start of its title and why.
-    failed: Vec<String>,
-}
-
-/// `POST /api/import` with a zip made by `GET /api/export`.
 /// How many imports may run at once on one server.
 const IMPORTS_AT_ONCE: usize = 2;
 
+/// `POST /api/import` with a zip made by `GET /api/export`.
 pub async fn upload(
     State(state): State<AppState>,
     SignedIn(viewer): SignedIn,
@@ -83,7 +72,7 @@ pub async fn upload(
             })
         })
     });
-    let mut result = Imported::default();
+    let mut result = ImportReport::default();
     let mut index = 0;
     while let Some(note) = next.recv().await {
         index += 1;
