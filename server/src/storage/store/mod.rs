@@ -13,8 +13,8 @@ macro_rules! delegate {
                 $(#[$attr])*
                 pub async fn $name(&self $(, $arg: $ty)*) -> $ret {
                     match self.0 {
-                        $crate::storage::Store::Sqlite(db) => db.$name($($arg),*).await,
-                        $crate::storage::Store::Postgres(db) => db.$name($($arg),*).await,
+                        $crate::storage::store::Store::Sqlite(db) => db.$name($($arg),*).await,
+                        $crate::storage::store::Store::Postgres(db) => db.$name($($arg),*).await,
                     }
                 }
             )*
