@@ -58,6 +58,7 @@ impl PageData for StoreData {
         Box::pin(async move {
             let after = cursor(after)?;
             store
+                .notes()
                 .list_notes(&scope, PAGE_NOTES, after.as_ref())
                 .await
                 .map_err(shown)
@@ -69,6 +70,7 @@ impl PageData for StoreData {
         Box::pin(async move {
             let after = cursor(after)?;
             store
+                .notes()
                 .list_trash(&scope, PAGE_NOTES, after.as_ref())
                 .await
                 .map_err(shown)
@@ -77,12 +79,12 @@ impl PageData for StoreData {
 
     fn note(&self, id: String) -> Loading<Option<Note>> {
         let (store, scope) = (self.store.clone(), self.scope.clone());
-        Box::pin(async move { store.get_note(&scope, &id).await.map_err(shown) })
+        Box::pin(async move { store.notes().get_note(&scope, &id).await.map_err(shown) })
     }
 
     fn revisions(&self, id: String) -> Loading<Option<Vec<Revision>>> {
         let (store, scope) = (self.store.clone(), self.scope.clone());
-        Box::pin(async move { store.revisions(&scope, &id).await.map_err(shown) })
+        Box::pin(async move { store.notes().revisions(&scope, &id).await.map_err(shown) })
     }
 
     fn users(&self) -> Loading<Vec<AccountUser>> {
@@ -91,7 +93,7 @@ impl PageData for StoreData {
             if !admin {
                 return Err(ApiError::AdminOnly.to_string());
             }
-            store.list_users().await.map_err(shown)
+            store.accounts().list_users().await.map_err(shown)
         })
     }
 

@@ -26,31 +26,31 @@ pub fn spawn(
             ticks.tick().await;
             let now = timestamp::now();
             let now_text = timestamp::format(now);
-            match store.sweep_expired(&now_text).await {
+            match store.sweeps().sweep_expired(&now_text).await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(deleted = n, "swept expired idempotency keys"),
                 // A busy database or a passing error: try again at the next tick.
                 Err(error) => tracing::warn!(%error, "sweeping expired idempotency keys failed"),
             }
-            match store.sweep_sessions(&now_text).await {
+            match store.sweeps().sweep_sessions(&now_text).await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(deleted = n, "swept expired sessions"),
                 Err(error) => tracing::warn!(%error, "sweeping expired sessions failed"),
             }
             let window_start = timestamp::format(timestamp::before(now, limit_window));
-            match store.sweep_limits(&now_text, &window_start).await {
+            match store.sweeps().sweep_limits(&now_text, &window_start).await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(deleted = n, "swept the counts of old attempts"),
                 Err(error) => tracing::warn!(%error, "sweeping old attempt counts failed"),
             }
             let kept_since = timestamp::format(timestamp::before(now, tombstone_retention));
-            match store.sweep_tombstones(&kept_since).await {
+            match store.sweeps().sweep_tombstones(&kept_since).await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(deleted = n, "swept old tombstones and their keys"),
                 Err(error) => tracing::warn!(%error, "sweeping old tombstones failed"),
             }
             let cutoff = timestamp::format(timestamp::before(now, trash_retention));
-            match store.empty_trash_before(&cutoff, &now_text).await {
+            match store.sweeps().empty_trash_before(&cutoff, &now_text).await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(
                     deleted = n,

@@ -29,7 +29,7 @@ pub async fn sign_in(
     )
     .await?;
     let checked = async {
-        let found = state.store.user_by_name(username).await?;
+        let found = state.store.accounts().user_by_name(username).await?;
         let stored = found.as_ref().map(|(_, hash)| hash.clone());
         let matches = password::verify(given_password.to_owned(), stored).await?;
         Ok::<_, ApiError>((found, matches))
@@ -78,7 +78,7 @@ pub async fn accept_invitation(
     )
     .await?;
     let now = timestamp::format(timestamp::now());
-    match state.store.invitation_open(&digest, &now).await {
+    match state.store.accounts().invitation_open(&digest, &now).await {
         Ok(true) => attempt.succeeded().await?,
         Ok(false) => return Err(attempt.failed(ApiError::InvitationGone).await),
         Err(error) => {
@@ -87,7 +87,12 @@ pub async fn accept_invitation(
         }
     }
     let user = setup::new_user(username, password, false).await?;
-    if !state.store.accept_invitation(&digest, &user).await? {
+    if !state
+        .store
+        .accounts()
+        .accept_invitation(&digest, &user)
+        .await?
+    {
         return Err(ApiError::InvitationGone);
     }
     tracing::info!(username = %user.username, "account made from an invitation");
@@ -118,7 +123,7 @@ pub async fn sign_up(
             return Err(error);
         }
     };
-    state.store.create_user(&user).await?;
+    state.store.accounts().create_user(&user).await?;
     attempt.kept();
     tracing::info!(username = %user.username, "account made by signing up");
     Ok(user.id)
@@ -142,6 +147,7 @@ pub async fn change_password(
     let checked = async {
         let stored = state
             .store
+            .accounts()
             .user_by_id(&viewer.user_id)
             .await?
             .map(|(_, hash)| hash);
@@ -158,6 +164,7 @@ pub async fn change_password(
     let hash = password::hash(new.to_owned()).await?;
     state
         .store
+        .accounts()
         .set_password(&viewer.user_id, &hash, &timestamp::format(timestamp::now()))
         .await?;
     tracing::info!(username = %viewer.username, "password changed; every other session ended");
@@ -171,6 +178,7 @@ pub async fn invite(state: &AppState, admin: &Viewer) -> Result<(String, String)
     let expires_at = timestamp::format(timestamp::after(now, INVITATION_LIFETIME));
     state
         .store
+        .accounts()
         .create_invitation(
             &tokens::digest(&token),
             &admin.user_id,

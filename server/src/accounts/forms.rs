@@ -133,7 +133,7 @@ async fn sign_out(
     security: CookieSecurity,
 ) -> Response {
     if let Some(viewer) = viewer
-        && let Err(error) = state.store.delete_session(&viewer.session).await
+        && let Err(error) = state.store.sessions().delete_session(&viewer.session).await
     {
         return back("/account", &error);
     }
@@ -317,7 +317,7 @@ async fn set_disabled(
     }
     let now = timestamp::format(timestamp::now());
     let at = disabled.then_some(now.as_str());
-    match state.store.set_disabled(&id, at).await {
+    match state.store.accounts().set_disabled(&id, at).await {
         Ok(_) => redirect("/admin", None),
         Err(error) => back("/admin", &error),
     }

@@ -40,7 +40,7 @@ pub async fn pages_need_sign_in(
     let viewer = request.extensions().get::<Viewer>().cloned();
     let is_page_load = request.method() == Method::GET;
     if is_page_load && viewer.is_none() && is_private_page(request.uri().path()) {
-        let to = if state.store.setup_done().await.unwrap_or(true) {
+        let to = if state.store.accounts().setup_done().await.unwrap_or(true) {
             let wanted = request
                 .uri()
                 .path_and_query()

@@ -115,12 +115,13 @@ pub async fn begin<'a>(
     for bucket in buckets {
         let max = config.sign_in_max_failures * bucket.factor;
         let (count, locked_until) = store
+            .limits()
             .take_attempt(&bucket.name, &now_text, &cutoff, max, &lock_until)
             .await?;
         if let Some(left) = locked_until.and_then(|until| seconds_until(&until, now)) {
             // Give back what this attempt took in the buckets before: it never ran.
             for (taken, _) in &attempt.counted {
-                store.refund_attempt(&taken.name).await?;
+                store.limits().refund_attempt(&taken.name).await?;
             }
             tracing::warn!(bucket = %bucket.name, "attempt refused: too many failures");
             return Err(ApiError::TooManyAttempts {
@@ -143,6 +144,7 @@ impl Attempt<'_> {
             if *count >= self.config.sign_in_max_failures * bucket.factor {
                 if let Err(error) = self
                     .store
+                    .limits()
                     .lock_bucket(&bucket.name, &timestamp::format(until))
                     .await
                 {
@@ -169,7 +171,10 @@ impl Attempt<'_> {
     pub async fn succeeded(self) -> Result<(), ApiError> {
         let now = timestamp::format(timestamp::now());
         for (bucket, _) in &self.counted {
-            self.store.reset_attempts(&bucket.name, &now).await?;
+            self.store
+                .limits()
+                .reset_attempts(&bucket.name, &now)
+                .await?;
         }
         Ok(())
     }
@@ -178,7 +183,7 @@ impl Attempt<'_> {
     /// attempt gives back its count.
     pub async fn not_checked(self) -> Result<(), ApiError> {
         for (bucket, _) in &self.counted {
-            self.store.refund_attempt(&bucket.name).await?;
+            self.store.limits().refund_attempt(&bucket.name).await?;
         }
         Ok(())
     }

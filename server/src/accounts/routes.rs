@@ -93,7 +93,11 @@ async fn sign_out(
     security: CookieSecurity,
 ) -> Result<Response, ApiError> {
     if let Some(viewer) = viewer {
-        state.store.delete_session(&viewer.session).await?;
+        state
+            .store
+            .sessions()
+            .delete_session(&viewer.session)
+            .await?;
     }
     Ok(with_session(StatusCode::NO_CONTENT, clear_cookie(security)))
 }
@@ -237,7 +241,7 @@ async fn list_users(
     State(state): State<AppState>,
     AdminSignedIn(_): AdminSignedIn,
 ) -> Result<Response, ApiError> {
-    let users = state.store.list_users().await?;
+    let users = state.store.accounts().list_users().await?;
     Ok(axum::Json(serde_json::json!({ "users": users })).into_response())
 }
 
@@ -252,7 +256,7 @@ async fn disable_user(
         ));
     }
     let now = timestamp::format(timestamp::now());
-    if !state.store.set_disabled(&id, Some(&now)).await? {
+    if !state.store.accounts().set_disabled(&id, Some(&now)).await? {
         return Err(ApiError::NotFound(format!("no user has the id {id:?}")));
     }
     Ok(StatusCode::NO_CONTENT.into_response())
@@ -263,7 +267,7 @@ async fn enable_user(
     AdminSignedIn(_): AdminSignedIn,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    if !state.store.set_disabled(&id, None).await? {
+    if !state.store.accounts().set_disabled(&id, None).await? {
         return Err(ApiError::NotFound(format!("no user has the id {id:?}")));
     }
     Ok(StatusCode::NO_CONTENT.into_response())

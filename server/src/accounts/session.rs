@@ -56,6 +56,7 @@ pub async fn identify(State(state): State<AppState>, mut request: Request, next:
         let now = timestamp::now();
         match state
             .store
+            .sessions()
             .session_viewer(&hash, &timestamp::format(now))
             .await
         {
@@ -112,6 +113,7 @@ fn keep_alive(
     let expires = timestamp::format(timestamp::after(now, state.config.session_lifetime));
     tokio::spawn(async move {
         if let Err(error) = store
+            .sessions()
             .touch_session(&hash, &timestamp::format(now), &expires)
             .await
         {
@@ -219,12 +221,17 @@ pub async fn start(
     security: CookieSecurity,
 ) -> Result<HeaderValue, ApiError> {
     if let Some(previous) = previous {
-        state.store.delete_session(&previous.session).await?;
+        state
+            .store
+            .sessions()
+            .delete_session(&previous.session)
+            .await?;
     }
     let token = tokens::new_token();
     let now = timestamp::now();
     state
         .store
+        .sessions()
         .create_session(
             &tokens::digest(&token),
             user_id,

@@ -12,18 +12,19 @@ use crate::timestamp;
 
 /// At start: nothing to do once the admin exists; else make them, or print a setup link.
 pub async fn on_start(store: &Store, config: &Config, base_url: &str) -> anyhow::Result<()> {
-    if store.setup_done().await? {
+    if store.accounts().setup_done().await? {
         return Ok(());
     }
     if let Some((username, password)) = &config.admin {
         let user = new_user(username, password, true).await?;
-        if store.create_first_admin(&user).await? {
+        if store.accounts().create_first_admin(&user).await? {
             tracing::info!(username = %user.username, "made the first admin from ONCENOTE_ADMIN_USERNAME");
         }
         return Ok(());
     }
     let token = tokens::new_token();
     store
+        .accounts()
         .add_setup_token(
             &tokens::digest(&token),
             &timestamp::format(timestamp::now()),
@@ -57,14 +58,18 @@ pub async fn complete(
     username: &str,
     password: &str,
 ) -> Result<String, ApiError> {
-    if store.setup_done().await? {
+    if store.accounts().setup_done().await? {
         return Err(ApiError::SetupDone);
     }
-    if !store.setup_token_exists(&tokens::digest(token)).await? {
+    if !store
+        .accounts()
+        .setup_token_exists(&tokens::digest(token))
+        .await?
+    {
         return Err(ApiError::SetupLinkInvalid);
     }
     let user = new_user(username, password, true).await?;
-    if !store.create_first_admin(&user).await? {
+    if !store.accounts().create_first_admin(&user).await? {
         return Err(ApiError::SetupDone);
     }
     tracing::info!(username = %user.username, "made the first admin from the setup link");

@@ -35,6 +35,7 @@ async fn plain_insert(
     let note = new_note.to_note();
     state
         .store
+        .notes()
         .plain_insert(&viewer.user_id, &key, &new_note.fingerprint(), &note)
         .await?;
     Ok((StatusCode::CREATED, axum::Json(note)).into_response())

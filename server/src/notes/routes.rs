@@ -248,6 +248,7 @@ async fn list_notes(
     let (limit, cursor) = page_params(&uri)?;
     let page = state
         .store
+        .notes()
         .list_notes(&viewer.user_id, limit, cursor.as_ref())
         .await?;
     Ok(axum::Json(page).into_response())
@@ -262,6 +263,7 @@ async fn list_trash(
     let (limit, cursor) = page_params(&uri)?;
     let page = state
         .store
+        .notes()
         .list_trash(&viewer.user_id, limit, cursor.as_ref())
         .await?;
     Ok(axum::Json(page).into_response())
@@ -273,7 +275,7 @@ async fn get_note(
     SignedIn(viewer): SignedIn,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    match state.store.get_note(&viewer.user_id, &id).await? {
+    match state.store.notes().get_note(&viewer.user_id, &id).await? {
         Some(note) => Ok(([(header::ETAG, etag(&note))], axum::Json(note)).into_response()),
         None => Err(ApiError::NotFound(format!("no note has the id {id:?}"))),
     }
@@ -285,7 +287,7 @@ async fn list_revisions(
     SignedIn(viewer): SignedIn,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    match state.store.revisions(&viewer.user_id, &id).await? {
+    match state.store.notes().revisions(&viewer.user_id, &id).await? {
         Some(revisions) => Ok(axum::Json(Revisions { revisions }).into_response()),
         None => Err(ApiError::NotFound(format!("no note has the id {id:?}"))),
     }

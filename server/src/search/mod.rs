@@ -38,7 +38,10 @@ pub async fn find(
             })?,
     };
     // One more than asked tells whether another page exists.
-    let mut notes = store.search(scope, &query, limit + 1, offset).await?;
+    let mut notes = store
+        .search()
+        .search(scope, &query, limit + 1, offset)
+        .await?;
     let next = (notes.len() > limit as usize).then(|| (offset + limit).to_string());
     notes.truncate(limit as usize);
     let terms = query.highlight_terms();

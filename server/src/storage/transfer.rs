@@ -9,7 +9,8 @@
 use app::api::Note;
 use sqlx::Row;
 
-use super::postgres::{PgStore, insert_note};
+use super::postgres::PgStore;
+use super::postgres::note_writes::insert_note;
 use super::rows::{NOTE_COLUMNS, NoteRow};
 use super::sqlite::SqliteStore;
 use crate::idempotency::{Fingerprint, IdempotencyKey};

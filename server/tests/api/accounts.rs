@@ -971,6 +971,7 @@ async fn a_setup_link_printed_at_an_earlier_start_no_longer_works() {
             .unwrap();
     let digest = |token: &str| hex::encode(Sha256::digest(token.as_bytes()));
     store
+        .accounts()
         .add_setup_token(
             &digest("printed-at-the-first-start"),
             "2026-11-30T05:00:00Z",
@@ -978,6 +979,7 @@ async fn a_setup_link_printed_at_an_earlier_start_no_longer_works() {
         .await
         .unwrap();
     store
+        .accounts()
         .add_setup_token(
             &digest("printed-at-the-second-start"),
             "2026-11-30T06:00:00Z",

@@ -397,17 +397,17 @@ async fn matched_by_the_index(app: &TestApp, scope: &str, q: &str) -> i64 {
     match app.db.backend {
         Backend::Sqlite => {
             sqlx::query_scalar("SELECT count(*) FROM notes_fts WHERE notes_fts MATCH $1")
-                .bind(server::storage::sqlite::search_match(scope, &query))
+                .bind(server::storage::sqlite::search::search_match(scope, &query))
                 .fetch_one(&app.pool)
                 .await
                 .unwrap()
         }
         Backend::Postgres => sqlx::query_scalar(&format!(
             "SELECT count(*) FROM notes, to_tsquery('simple', $1) AS q WHERE {}",
-            server::storage::postgres::SEARCH_MATCH
+            server::storage::postgres::search::SEARCH_MATCH
         ))
         .bind(query.to_tsquery())
-        .bind(server::storage::postgres::scope_lexeme(scope))
+        .bind(server::storage::postgres::search::scope_lexeme(scope))
         .fetch_one(&app.pool)
         .await
         .unwrap(),
@@ -553,10 +553,10 @@ async fn a_search_on_postgresql_is_planned_on_the_scoped_index_whatever_the_word
         let query = server::text::query::parse(q).unwrap();
         let plan: Vec<String> = sqlx::query_scalar(&format!(
             "EXPLAIN {}",
-            server::storage::postgres::search_sql()
+            server::storage::postgres::search::search_sql()
         ))
         .bind(query.to_tsquery())
-        .bind(server::storage::postgres::scope_lexeme(&bea))
+        .bind(server::storage::postgres::search::scope_lexeme(&bea))
         .bind(&bea)
         .bind(21_i64)
         .bind(0_i64)

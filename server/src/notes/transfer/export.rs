@@ -31,7 +31,7 @@ pub async fn download(
     State(state): State<AppState>,
     SignedIn(viewer): SignedIn,
 ) -> Result<Response, ApiError> {
-    let notes = state.store.all_notes(&viewer.user_id).await?;
+    let notes = state.store.notes().all_notes(&viewer.user_id).await?;
     let exported_at = timestamp::format(timestamp::now());
     let zip = write_zip(&Export {
         format: FORMAT.into(),

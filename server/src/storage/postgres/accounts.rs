@@ -1,12 +1,11 @@
-//! The SQL of accounts on PostgreSQL: users, the first-admin row, setup links, sessions,
-//! invitations and sign-in limits. Every rule that must hold across replicas is a row
-//! the database arbitrates: the `setup` row (one first admin), an invitation's `used_at`
-//! (one use), the sign-in counters (one upsert per failure).
+//! The SQL of accounts on PostgreSQL: users, the first-admin row, setup links and
+//! invitations. Every rule that must hold across replicas is a row the database
+//! arbitrates: the `setup` row (one first admin), an invitation's `used_at` (one use).
 
 use sqlx::Row;
 
 use super::{PgStore, unstorable};
-use crate::accounts::{NewUser, User, Viewer};
+use crate::accounts::{NewUser, User};
 use crate::error::ApiError;
 use crate::idempotency::SHARED_SCOPE;
 use crate::storage::rows::{SCOPED_TABLES, UserRow};
@@ -211,88 +210,6 @@ impl PgStore {
         Ok(())
     }
 
-    pub async fn create_session(
-        &self,
-        token_hash: &str,
-        user_id: &str,
-        now: &str,
-        expires_at: &str,
-    ) -> Result<(), ApiError> {
-        sqlx::query(
-            "INSERT INTO sessions (token_hash, user_id, created_at, last_seen_at, expires_at) \
-             VALUES ($1, $2, $3, $3, $4)",
-        )
-        .bind(token_hash)
-        .bind(user_id)
-        .bind(now)
-        .bind(expires_at)
-        .execute(&self.pool)
-        .await?;
-        Ok(())
-    }
-
-    /// The person a live session belongs to (an enabled user), and when it was last seen.
-    pub async fn session_viewer(
-        &self,
-        token_hash: &str,
-        now: &str,
-    ) -> Result<Option<(Viewer, String)>, ApiError> {
-        let row: Option<(String, String, bool, String)> = sqlx::query_as(
-            "SELECT u.id, u.username, u.is_admin, s.last_seen_at FROM sessions s \
-             JOIN users u ON u.id = s.user_id \
-             WHERE s.token_hash = $1 AND s.expires_at > $2 AND u.disabled_at IS NULL",
-        )
-        .bind(token_hash)
-        .bind(now)
-        .fetch_optional(&self.reader)
-        .await?;
-        Ok(row.map(|(user_id, username, admin, last_seen)| {
-            (
-                Viewer {
-                    user_id,
-                    username,
-                    admin,
-                    session: token_hash.to_owned(),
-                },
-                last_seen,
-            )
-        }))
-    }
-
-    /// Keeps a session alive: seen now, expiring later.
-    pub async fn touch_session(
-        &self,
-        token_hash: &str,
-        now: &str,
-        expires_at: &str,
-    ) -> Result<(), ApiError> {
-        sqlx::query("UPDATE sessions SET last_seen_at = $1, expires_at = $2 WHERE token_hash = $3")
-            .bind(now)
-            .bind(expires_at)
-            .bind(token_hash)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
-    }
-
-    pub async fn delete_session(&self, token_hash: &str) -> Result<(), ApiError> {
-        sqlx::query("DELETE FROM sessions WHERE token_hash = $1")
-            .bind(token_hash)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
-    }
-
-    pub async fn sweep_sessions(&self, now: &str) -> Result<u64, ApiError> {
-        super::sweep(
-            &self.pool,
-            "DELETE FROM sessions WHERE ctid IN (SELECT ctid FROM sessions \
-             WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)",
-            now,
-        )
-        .await
-    }
-
     pub async fn create_invitation(
         &self,
         token_hash: &str,
@@ -339,83 +256,6 @@ impl PgStore {
         insert_user(&mut *tx, user).await?;
         tx.commit().await?;
         Ok(true)
-    }
-
-    /// Counts an attempt in a limit's bucket in one statement (see `Store::take_attempt`):
-    /// parallel attempts each see their own count, so no more than `max` pass.
-    pub async fn take_attempt(
-        &self,
-        bucket: &str,
-        now: &str,
-        cutoff: &str,
-        max: i64,
-        lock_until: &str,
-    ) -> Result<(i64, Option<String>), ApiError> {
-        Ok(sqlx::query_as(
-            "INSERT INTO sign_in_limits (bucket, failures, window_started_at) VALUES ($1, 1, $2) \
-             ON CONFLICT (bucket) DO UPDATE SET \
-             failures = CASE WHEN sign_in_limits.locked_until > $2 THEN sign_in_limits.failures \
-                             WHEN sign_in_limits.window_started_at < $3 OR sign_in_limits.locked_until IS NOT NULL THEN 1 \
-                             ELSE sign_in_limits.failures + 1 END, \
-             window_started_at = CASE WHEN sign_in_limits.locked_until > $2 THEN sign_in_limits.window_started_at \
-                             WHEN sign_in_limits.window_started_at < $3 OR sign_in_limits.locked_until IS NOT NULL THEN $2 \
-                             ELSE sign_in_limits.window_started_at END, \
-             locked_until = CASE WHEN sign_in_limits.locked_until > $2 THEN sign_in_limits.locked_until \
-                             WHEN sign_in_limits.window_started_at < $3 OR sign_in_limits.locked_until IS NOT NULL THEN NULL \
-                             WHEN sign_in_limits.failures + 1 > $4 THEN $5 \
-                             ELSE NULL END \
-             RETURNING failures, locked_until",
-        )
-        .bind(bucket)
-        .bind(now)
-        .bind(cutoff)
-        .bind(max)
-        .bind(lock_until)
-        .fetch_one(&self.pool)
-        .await?)
-    }
-
-    pub async fn lock_bucket(&self, bucket: &str, until: &str) -> Result<(), ApiError> {
-        sqlx::query("UPDATE sign_in_limits SET locked_until = $1 WHERE bucket = $2")
-            .bind(until)
-            .bind(bucket)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
-    }
-
-    pub async fn refund_attempt(&self, bucket: &str) -> Result<(), ApiError> {
-        sqlx::query(
-            "UPDATE sign_in_limits SET failures = failures - 1 WHERE bucket = $1 AND failures > 0",
-        )
-        .bind(bucket)
-        .execute(&self.pool)
-        .await?;
-        Ok(())
-    }
-
-    pub async fn reset_attempts(&self, bucket: &str, now: &str) -> Result<(), ApiError> {
-        sqlx::query(
-            "UPDATE sign_in_limits SET failures = 0 \
-             WHERE bucket = $1 AND (locked_until IS NULL OR locked_until <= $2)",
-        )
-        .bind(bucket)
-        .bind(now)
-        .execute(&self.pool)
-        .await?;
-        Ok(())
-    }
-
-    pub async fn sweep_limits(&self, now: &str, cutoff: &str) -> Result<u64, ApiError> {
-        Ok(sqlx::query(
-            "DELETE FROM sign_in_limits WHERE window_started_at < $2 \
-             AND (locked_until IS NULL OR locked_until <= $1)",
-        )
-        .bind(now)
-        .bind(cutoff)
-        .execute(&self.pool)
-        .await?
-        .rows_affected())
     }
 
     /// Whether an invitation can still be used, read without the write lock.

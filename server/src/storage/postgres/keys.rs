@@ -1,0 +1,165 @@
+//! Idempotency keys on PostgreSQL: a committed answer read from the reading pool, and a
+//! write run under the key it claims by inserting the key's row, run again after a
+//! conflict, its answer stored in that row.
+
+use std::sync::Arc;
+
+use sqlx::{Postgres, Transaction};
+
+use super::PgStore;
+use super::note_writes::PgTx;
+use crate::error::ApiError;
+use crate::idempotency::{
+    Answer, ClaimTicket, Fingerprint, IdempotencyKey, NextAction, SavedAnswer, StoredAnswer,
+};
+use crate::storage::{Backend, Work};
+
+/// How many times a write whose transaction PostgreSQL aborted for a conflict with
+/// another (a deadlock, a serialization failure) is run again, from the start, before
+/// the client is told the database is busy (it retries with the same key).
+const CONFLICT_RETRIES: u32 = 5;
+
+impl Backend for PgStore {
+    async fn find_answer(
+        &self,
+        scope: &str,
+        key: &IdempotencyKey,
+    ) -> Result<Option<SavedAnswer>, ApiError> {
+        saved_answer(&self.reader, scope, key).await
+    }
+
+    async fn write<W: Work>(&self, ticket: ClaimTicket, work: Arc<W>) -> Result<Answer, ApiError> {
+        let mut conflicts = 0;
+        loop {
+            let attempt = async {
+                match self.claim(&ticket).await? {
+                    NextAction::ReturnSaved(saved) => saved.replay_for(&ticket.fingerprint),
+                    NextAction::Start(mut tx) => {
+                        let applied = work.run(&mut tx, &ticket.scope, &ticket.key).await?;
+                        self.store_answer(tx, &ticket, &applied.answer).await?;
+                        Ok(applied.into_answer())
+                    }
+                }
+            };
+            match attempt.await {
+                // Nothing of the aborted attempt was kept: run it again.
+                Err(ApiError::TransactionConflict) if conflicts < CONFLICT_RETRIES => {
+                    conflicts += 1;
+                    tracing::info!(key = %ticket.key, conflicts, "transaction conflict; running the write again");
+                }
+                Err(ApiError::TransactionConflict) => return Err(ApiError::Busy),
+                other => return other,
+            }
+        }
+    }
+}
+
+impl PgStore {
+    /// A write transaction whose lock waits are bounded by `key_wait`.
+    async fn begin_write(&self) -> Result<Transaction<'static, Postgres>, ApiError> {
+        let mut tx = self.pool.begin().await?;
+        // SET does not take parameters; the value is a number this server formats.
+        sqlx::query(&format!(
+            "SET LOCAL lock_timeout = '{}ms'",
+            self.key_wait.as_millis().max(1)
+        ))
+        .execute(&mut *tx)
+        .await?;
+        Ok(tx)
+    }
+
+    /// Begins a write transaction and claims the key in it.
+    async fn claim(&self, ticket: &ClaimTicket) -> Result<NextAction<PgTx>, ApiError> {
+        let mut tx = self.begin_write().await?;
+        // The claim: blocks while another transaction holds an uncommitted claim on the
+        // key; does nothing when a committed one exists.
+        let claimed = sqlx::query(
+            "INSERT INTO idempotency_keys (scope, idempotency_key, request_fingerprint, \
+             response_status, response_headers, response_body, created_at, expires_at) \
+             VALUES ($1, $2, $3, 0, '[]', '', $4, $5) \
+             ON CONFLICT (scope, idempotency_key) DO NOTHING",
+        )
+        .bind(&ticket.scope)
+        .bind(ticket.key.as_str())
+        .bind(ticket.fingerprint.as_str())
+        .bind(&ticket.created_at)
+        .bind(&ticket.expires_at)
+        .execute(&mut *tx)
+        .await
+        .map_err(|error| {
+            let lock_timeout = matches!(&error, sqlx::Error::Database(db) if db.code().as_deref() == Some("55P03"));
+            if lock_timeout {
+                // Waited `key_wait` for the other request with this key: it is still running.
+                ApiError::IdempotencyKeyInUse
+            } else {
+                ApiError::from(error)
+            }
+        })?
+        .rows_affected();
+        if claimed == 1 {
+            return Ok(NextAction::Start(PgTx(tx)));
+        }
+        // A committed answer is there (READ COMMITTED: this statement sees it).
+        let saved = saved_answer(&mut *tx, &ticket.scope, &ticket.key).await?;
+        tx.rollback().await?;
+        match saved {
+            Some(saved) => Ok(NextAction::ReturnSaved(saved)),
+            // Swept between the two statements: the client retries with the same key.
+            None => Err(ApiError::TransactionConflict),
+        }
+    }
+
+    /// Stores `answer` with the claim and commits everything the transaction wrote.
+    async fn store_answer(
+        &self,
+        tx: PgTx,
+        ticket: &ClaimTicket,
+        answer: &StoredAnswer,
+    ) -> Result<(), ApiError> {
+        let mut tx = tx.0;
+        let stored = sqlx::query(
+            "UPDATE idempotency_keys SET response_status = $3, response_headers = $4, \
+             response_body = $5 WHERE scope = $1 AND idempotency_key = $2",
+        )
+        .bind(&ticket.scope)
+        .bind(ticket.key.as_str())
+        .bind(i32::from(answer.status))
+        .bind(answer.headers_json())
+        .bind(&answer.body)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if stored != 1 {
+            // The claim is gone from under this transaction: commit nothing.
+            tx.rollback().await?;
+            return Err(ApiError::Internal(anyhow::anyhow!(
+                "the claim on key {} was not found when its answer was stored",
+                ticket.key
+            )));
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+}
+
+async fn saved_answer<'e>(
+    executor: impl sqlx::PgExecutor<'e>,
+    scope: &str,
+    key: &IdempotencyKey,
+) -> Result<Option<SavedAnswer>, ApiError> {
+    let row: Option<(String, i32, String, Vec<u8>)> = sqlx::query_as(
+        "SELECT request_fingerprint, response_status, response_headers, response_body \
+         FROM idempotency_keys WHERE scope = $1 AND idempotency_key = $2 AND response_status > 0",
+    )
+    .bind(scope)
+    .bind(key.as_str())
+    .fetch_optional(executor)
+    .await?;
+    row.map(|(fingerprint, status, headers, body)| {
+        Ok(SavedAnswer {
+            fingerprint: Fingerprint::from_stored(fingerprint),
+            answer: StoredAnswer::from_stored(i64::from(status), &headers, body)?,
+        })
+    })
+    .transpose()
+}

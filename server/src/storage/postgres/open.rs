@@ -1,0 +1,114 @@
+//! Opening the PostgreSQL database: its two pools, the check that it syncs to disk, the
+//! migrations, the search documents made again; and the store's health and shutdown.
+
+use std::str::FromStr;
+
+use anyhow::Context;
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+
+use super::PgStore;
+use super::search::{SEARCH_DOCUMENT, search_parts_of};
+use super::sweeps::SWEEP_BATCH;
+use crate::config::{Config, redacted};
+use crate::error::ApiError;
+
+impl PgStore {
+    /// Connects and migrates (under sqlx's advisory lock: replicas starting together
+    /// migrate once).
+    pub async fn open(url: &str, config: &Config) -> anyhow::Result<Self> {
+        let options = PgConnectOptions::from_str(url)
+            .with_context(|| {
+                format!(
+                    "DATABASE_URL {} is not a valid postgres:// URL",
+                    redacted(url)
+                )
+            })?
+            .application_name("oncenote")
+            // An answer goes out only for a write that is on disk (whatever the server's
+            // default is).
+            .options([("synchronous_commit", "on")]);
+        let pools = PgPoolOptions::new()
+            .max_connections(config.db_pool_size)
+            .acquire_timeout(config.db_connect_timeout);
+        let pool = pools
+            .clone()
+            .connect_with(options.clone())
+            .await
+            .with_context(|| format!("could not connect to the database at {}", redacted(url)))?;
+        let reader = pools.connect_lazy_with(options);
+        let fsync: String = sqlx::query_scalar("SELECT current_setting('fsync')")
+            .fetch_one(&pool)
+            .await?;
+        if fsync != "on" {
+            anyhow::bail!(
+                "the PostgreSQL server runs with fsync={fsync}: a write it acknowledged could \
+                 be lost in a crash, which oncenote promises never happens; turn fsync on"
+            );
+        }
+        sqlx::migrate!("../migrations/postgres")
+            .run(&pool)
+            .await
+            .context("could not apply the database migrations")?;
+        refold(&pool)
+            .await
+            .context("could not make the listed search documents again")?;
+        Ok(Self {
+            pool,
+            reader,
+            key_wait: config.key_wait,
+        })
+    }
+
+    pub async fn ping(&self) -> Result<(), ApiError> {
+        sqlx::query_scalar::<_, i32>("SELECT 1")
+            .fetch_one(&self.reader)
+            .await?;
+        Ok(())
+    }
+
+    pub async fn close(&self) {
+        self.reader.close().await;
+        self.pool.close().await;
+    }
+}
+
+/// Makes again the search documents of the notes listed in `search_refold` (by a
+/// migration, when the folding rule changed), a batch per transaction; replicas starting
+/// together share the list.
+async fn refold(pool: &PgPool) -> anyhow::Result<()> {
+    loop {
+        let mut tx = pool.begin().await?;
+        let ids: Vec<String> = sqlx::query_scalar(
+            "DELETE FROM search_refold WHERE note_id IN \
+             (SELECT note_id FROM search_refold LIMIT $1 FOR UPDATE SKIP LOCKED) \
+             RETURNING note_id",
+        )
+        .bind(SWEEP_BATCH)
+        .fetch_all(&mut *tx)
+        .await?;
+        if ids.is_empty() {
+            return Ok(());
+        }
+        for id in ids {
+            let note: Option<(String, String)> =
+                sqlx::query_as("SELECT title, body FROM notes WHERE id = $1 FOR UPDATE")
+                    .bind(&id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            let Some((title, body)) = note else {
+                continue;
+            };
+            let (title, body, cjk) = search_parts_of(&title, &body);
+            sqlx::query(&format!(
+                "UPDATE notes SET search = {SEARCH_DOCUMENT} WHERE id = $4"
+            ))
+            .bind(title)
+            .bind(body)
+            .bind(cjk)
+            .bind(&id)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+    }
+}

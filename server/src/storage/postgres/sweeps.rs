@@ -1,0 +1,102 @@
+//! The background sweeps on PostgreSQL, in small batches that skip locked rows: the trash
+//! emptied; expired keys, tombstones, sessions and sign-in limits deleted.
+
+use sqlx::postgres::PgPool;
+
+use super::PgStore;
+use super::note_writes::purge_note;
+use crate::error::ApiError;
+
+/// Rows a sweep takes in one transaction.
+pub(super) const SWEEP_BATCH: i64 = 500;
+
+impl PgStore {
+    pub async fn empty_trash_before(&self, cutoff: &str, now: &str) -> Result<u64, ApiError> {
+        let mut emptied = 0;
+        loop {
+            let mut tx = self.pool.begin().await?;
+            let expired: Vec<(String, String)> = sqlx::query_as(
+                "SELECT scope, id FROM notes WHERE trashed_at IS NOT NULL AND trashed_at < $1 \
+                 ORDER BY trashed_at LIMIT $2 FOR UPDATE SKIP LOCKED",
+            )
+            .bind(cutoff)
+            .bind(SWEEP_BATCH)
+            .fetch_all(&mut *tx)
+            .await?;
+            for (scope, id) in &expired {
+                purge_note(&mut tx, scope, id, None, None, now).await?;
+            }
+            tx.commit().await?;
+            emptied += expired.len() as u64;
+            if (expired.len() as i64) < SWEEP_BATCH {
+                return Ok(emptied);
+            }
+        }
+    }
+
+    pub async fn sweep_expired(&self, now: &str) -> Result<u64, ApiError> {
+        sweep(
+            &self.pool,
+            "DELETE FROM idempotency_keys WHERE ctid IN (SELECT ctid FROM idempotency_keys \
+             WHERE expires_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)",
+            now,
+        )
+        .await
+    }
+
+    pub async fn sweep_tombstones(&self, cutoff: &str) -> Result<u64, ApiError> {
+        let mut deleted = 0;
+        for table in ["purged_keys", "tombstones"] {
+            deleted += sweep(
+                &self.pool,
+                &format!(
+                    "DELETE FROM {table} WHERE ctid IN (SELECT ctid FROM {table} \
+                     WHERE purged_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)"
+                ),
+                cutoff,
+            )
+            .await?;
+        }
+        Ok(deleted)
+    }
+
+    pub async fn sweep_sessions(&self, now: &str) -> Result<u64, ApiError> {
+        sweep(
+            &self.pool,
+            "DELETE FROM sessions WHERE ctid IN (SELECT ctid FROM sessions \
+             WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)",
+            now,
+        )
+        .await
+    }
+
+    pub async fn sweep_limits(&self, now: &str, cutoff: &str) -> Result<u64, ApiError> {
+        Ok(sqlx::query(
+            "DELETE FROM sign_in_limits WHERE window_started_at < $2 \
+             AND (locked_until IS NULL OR locked_until <= $1)",
+        )
+        .bind(now)
+        .bind(cutoff)
+        .execute(&self.pool)
+        .await?
+        .rows_affected())
+    }
+}
+
+/// Deletes rows a `DELETE … WHERE ctid IN (… LIMIT $2 FOR UPDATE SKIP LOCKED)` picks,
+/// batch after batch, until a batch comes back short.
+async fn sweep(pool: &PgPool, statement: &str, now: &str) -> Result<u64, ApiError> {
+    let mut deleted = 0;
+    loop {
+        let batch = sqlx::query(statement)
+            .bind(now)
+            .bind(SWEEP_BATCH)
+            .execute(pool)
+            .await?
+            .rows_affected();
+        deleted += batch;
+        if (batch as i64) < SWEEP_BATCH {
+            return Ok(deleted);
+        }
+    }
+}

@@ -1,0 +1,303 @@
+//! The writes of notes on SQLite, inside a write's transaction: new notes, new states
+//! and the revisions that record them, deletes for good and their tombstones.
+
+use app::api::{Note, Revision, RevisionKind};
+use sqlx::SqliteConnection;
+
+use super::notes::note_by_id;
+use super::search::cjk_of;
+use crate::error::ApiError;
+use crate::idempotency::{Fingerprint, IdempotencyKey};
+use crate::storage::rows::{NOTE_COLUMNS, NoteRow, RevisionRow, kind_name, revision_kind};
+use crate::storage::{NewRevision, NoteWrites, PastWrite};
+
+/// The batch's write transaction, inside the savepoint of one write.
+pub struct SqliteTx<'c>(pub(super) &'c mut SqliteConnection);
+
+impl NoteWrites for SqliteTx<'_> {
+    async fn insert_note(
+        &mut self,
+        scope: &str,
+        key: &IdempotencyKey,
+        fingerprint: &Fingerprint,
+        note: &Note,
+    ) -> Result<bool, ApiError> {
+        if !insert_note(&mut *self.0, scope, key, fingerprint, note).await? {
+            return Ok(false);
+        }
+        insert_revision(
+            self.0,
+            scope,
+            note,
+            NewRevision {
+                version: note.version,
+                kind: RevisionKind::Create,
+                key,
+                fingerprint,
+            },
+        )
+        .await?;
+        Ok(true)
+    }
+
+    async fn note_created_by(
+        &mut self,
+        scope: &str,
+        key: &IdempotencyKey,
+    ) -> Result<Option<(Note, Fingerprint)>, ApiError> {
+        #[derive(sqlx::FromRow)]
+        struct Row {
+            #[sqlx(flatten)]
+            note: NoteRow,
+            request_fingerprint: String,
+        }
+        let row: Option<Row> = sqlx::query_as(&format!(
+            "SELECT {NOTE_COLUMNS}, request_fingerprint FROM notes \
+             WHERE scope = ? AND idempotency_key = ?"
+        ))
+        .bind(scope)
+        .bind(key.as_str())
+        .fetch_optional(&mut *self.0)
+        .await?;
+        Ok(row.map(|r| {
+            (
+                r.note.into(),
+                Fingerprint::from_stored(r.request_fingerprint),
+            )
+        }))
+    }
+
+    async fn past_write(
+        &mut self,
+        scope: &str,
+        key: &IdempotencyKey,
+    ) -> Result<Option<(PastWrite, Fingerprint)>, ApiError> {
+        let revision: Option<(String, String, String)> = sqlx::query_as(
+            "SELECT note_id, kind, request_fingerprint FROM revisions \
+             WHERE scope = ? AND idempotency_key = ?",
+        )
+        .bind(scope)
+        .bind(key.as_str())
+        .fetch_optional(&mut *self.0)
+        .await?;
+        if let Some((note_id, kind, fingerprint)) = revision {
+            return Ok(Some((
+                PastWrite::Revision {
+                    note_id,
+                    kind: revision_kind(&kind)?,
+                },
+                Fingerprint::from_stored(fingerprint),
+            )));
+        }
+        let purge: Option<(String, Option<String>)> = sqlx::query_as(
+            "SELECT note_id, request_fingerprint FROM tombstones \
+             WHERE scope = ? AND idempotency_key = ?",
+        )
+        .bind(scope)
+        .bind(key.as_str())
+        .fetch_optional(&mut *self.0)
+        .await?;
+        if let Some((note_id, fingerprint)) = purge {
+            return Ok(Some((
+                PastWrite::Purge { note_id },
+                Fingerprint::from_stored(fingerprint.unwrap_or_default()),
+            )));
+        }
+        let deleted: Option<(String, String, String)> = sqlx::query_as(
+            "SELECT note_id, kind, request_fingerprint FROM purged_keys \
+             WHERE scope = ? AND idempotency_key = ?",
+        )
+        .bind(scope)
+        .bind(key.as_str())
+        .fetch_optional(&mut *self.0)
+        .await?;
+        deleted
+            .map(|(note_id, kind, fingerprint)| {
+                Ok((
+                    PastWrite::Deleted {
+                        note_id,
+                        kind: revision_kind(&kind)?,
+                    },
+                    Fingerprint::from_stored(fingerprint),
+                ))
+            })
+            .transpose()
+    }
+
+    async fn note(&mut self, scope: &str, id: &str) -> Result<Option<Note>, ApiError> {
+        note_by_id(&mut *self.0, scope, id).await
+    }
+
+    async fn revision_at(
+        &mut self,
+        scope: &str,
+        id: &str,
+        version: i64,
+    ) -> Result<Option<Revision>, ApiError> {
+        let row: Option<RevisionRow> = sqlx::query_as(
+            "SELECT version, title, body, created_at, kind FROM revisions \
+             WHERE scope = ? AND note_id = ? AND version = ?",
+        )
+        .bind(scope)
+        .bind(id)
+        .bind(version)
+        .fetch_optional(&mut *self.0)
+        .await?;
+        row.map(Revision::try_from).transpose()
+    }
+
+    async fn save_note(
+        &mut self,
+        scope: &str,
+        note: &Note,
+        revision: NewRevision<'_>,
+    ) -> Result<(), ApiError> {
+        sqlx::query(
+            "UPDATE notes SET title = ?, body = ?, cjk = ?, version = ?, updated_at = ?, \
+             trashed_at = ? WHERE scope = ? AND id = ?",
+        )
+        .bind(&note.title)
+        .bind(&note.body)
+        .bind(cjk_of(note))
+        .bind(note.version)
+        .bind(&note.updated_at)
+        .bind(&note.trashed_at)
+        .bind(scope)
+        .bind(&note.id)
+        .execute(&mut *self.0)
+        .await?;
+        insert_revision(self.0, scope, note, revision).await
+    }
+
+    async fn is_purged(&mut self, scope: &str, id: &str) -> Result<bool, ApiError> {
+        let found: Option<i64> =
+            sqlx::query_scalar("SELECT 1 FROM tombstones WHERE scope = ? AND note_id = ?")
+                .bind(scope)
+                .bind(id)
+                .fetch_optional(&mut *self.0)
+                .await?;
+        Ok(found.is_some())
+    }
+
+    async fn purge(
+        &mut self,
+        scope: &str,
+        id: &str,
+        key: &IdempotencyKey,
+        fingerprint: &Fingerprint,
+        at: &str,
+    ) -> Result<(), ApiError> {
+        purge_note(self.0, scope, id, Some(key), Some(fingerprint), at).await
+    }
+}
+
+/// Deletes a note (its revisions go with it) and leaves its tombstone.
+pub(super) async fn purge_note(
+    tx: &mut SqliteConnection,
+    scope: &str,
+    id: &str,
+    key: Option<&IdempotencyKey>,
+    fingerprint: Option<&Fingerprint>,
+    at: &str,
+) -> Result<(), ApiError> {
+    // Every key that wrote to the note, kept past the note (see `PastWrite::Deleted`).
+    sqlx::query(
+        "INSERT INTO purged_keys (scope, idempotency_key, note_id, kind, request_fingerprint, purged_at) \
+         SELECT scope, idempotency_key, note_id, kind, request_fingerprint, ? FROM revisions \
+         WHERE scope = ? AND note_id = ? ON CONFLICT (scope, idempotency_key) DO NOTHING",
+    )
+    .bind(at)
+    .bind(scope)
+    .bind(id)
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query("DELETE FROM notes WHERE scope = ? AND id = ?")
+        .bind(scope)
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query(
+        "INSERT INTO tombstones (scope, note_id, idempotency_key, request_fingerprint, purged_at) \
+         VALUES (?, ?, ?, ?, ?) ON CONFLICT (scope, note_id) DO NOTHING",
+    )
+    .bind(scope)
+    .bind(id)
+    .bind(key.map(IdempotencyKey::as_str))
+    .bind(fingerprint.map(Fingerprint::as_str))
+    .bind(at)
+    .execute(&mut *tx)
+    .await?;
+    Ok(())
+}
+
+async fn insert_revision(
+    tx: &mut SqliteConnection,
+    scope: &str,
+    note: &Note,
+    revision: NewRevision<'_>,
+) -> Result<(), ApiError> {
+    sqlx::query(
+        "INSERT INTO revisions (scope, note_id, version, kind, title, body, created_at, \
+         idempotency_key, request_fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(scope)
+    .bind(&note.id)
+    .bind(revision.version)
+    .bind(kind_name(revision.kind))
+    .bind(&note.title)
+    .bind(&note.body)
+    .bind(&note.updated_at)
+    .bind(revision.key.as_str())
+    .bind(revision.fingerprint.as_str())
+    .execute(&mut *tx)
+    .await?;
+    Ok(())
+}
+
+/// Inserts a note carrying its key; false if the key already has its note.
+async fn insert_note<'e>(
+    executor: impl sqlx::SqliteExecutor<'e>,
+    scope: &str,
+    key: &IdempotencyKey,
+    fingerprint: &Fingerprint,
+    note: &Note,
+) -> Result<bool, ApiError> {
+    let inserted = sqlx::query(
+        "INSERT INTO notes (id, scope, idempotency_key, request_fingerprint, title, body, \
+         written_at, created_at, updated_at, version, trashed_at, conflict_of, cjk) \
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
+         ON CONFLICT (scope, idempotency_key) DO NOTHING",
+    )
+    .bind(&note.id)
+    .bind(scope)
+    .bind(key.as_str())
+    .bind(fingerprint.as_str())
+    .bind(&note.title)
+    .bind(&note.body)
+    .bind(&note.written_at)
+    .bind(&note.created_at)
+    .bind(&note.updated_at)
+    .bind(note.version)
+    .bind(&note.trashed_at)
+    .bind(&note.conflict_of)
+    .bind(cjk_of(note))
+    .execute(executor)
+    .await?
+    .rows_affected();
+    Ok(inserted == 1)
+}
+
+impl super::SqliteStore {
+    /// The benchmark's baseline: the same note insert in autocommit mode, with no
+    /// idempotency at all (`--features bench-plain-insert` only).
+    #[cfg(feature = "bench-plain-insert")]
+    pub async fn plain_insert(
+        &self,
+        scope: &str,
+        key: &IdempotencyKey,
+        fingerprint: &Fingerprint,
+        note: &Note,
+    ) -> Result<bool, ApiError> {
+        insert_note(&self.writer, scope, key, fingerprint, note).await
+    }
+}

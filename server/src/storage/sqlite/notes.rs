@@ -1,0 +1,130 @@
+//! Reading notes on SQLite: the pages of notes and of the trash, one note, its
+//! revisions, and every note of a person (for an export).
+
+use app::api::{Note, NotesPage, Revision};
+
+use super::SqliteStore;
+use crate::error::ApiError;
+use crate::notes::cursor::{Cursor, Order};
+use crate::storage::rows::{NOTE_COLUMNS, NoteRow, RevisionRow};
+
+impl SqliteStore {
+    pub async fn list_notes(
+        &self,
+        scope: &str,
+        limit: u32,
+        cursor: Option<&Cursor>,
+    ) -> Result<NotesPage, ApiError> {
+        // One more than asked tells whether another page exists.
+        let fetch = i64::from(limit) + 1;
+        let rows: Vec<NoteRow> = match cursor {
+            None => {
+                sqlx::query_as(&format!(
+                    "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = ? AND trashed_at IS NULL \
+                     ORDER BY created_at DESC, id DESC LIMIT ?"
+                ))
+                .bind(scope)
+                .bind(fetch)
+                .fetch_all(&self.reader)
+                .await?
+            }
+            Some(c) => {
+                sqlx::query_as(&format!(
+                    "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = ? AND trashed_at IS NULL \
+                     AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?"
+                ))
+                .bind(scope)
+                .bind(&c.at)
+                .bind(&c.id)
+                .bind(fetch)
+                .fetch_all(&self.reader)
+                .await?
+            }
+        };
+        let notes = rows.into_iter().map(Note::from).collect();
+        Ok(Cursor::page(notes, limit, Order::Created))
+    }
+
+    pub async fn list_trash(
+        &self,
+        scope: &str,
+        limit: u32,
+        cursor: Option<&Cursor>,
+    ) -> Result<NotesPage, ApiError> {
+        let fetch = i64::from(limit) + 1;
+        let rows: Vec<NoteRow> =
+            match cursor {
+                None => sqlx::query_as(&format!(
+                    "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = ? AND trashed_at IS NOT NULL \
+                     ORDER BY trashed_at DESC, id DESC LIMIT ?"
+                ))
+                .bind(scope)
+                .bind(fetch)
+                .fetch_all(&self.reader)
+                .await?,
+                Some(c) => sqlx::query_as(&format!(
+                    "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = ? AND trashed_at IS NOT NULL \
+                     AND (trashed_at, id) < (?, ?) ORDER BY trashed_at DESC, id DESC LIMIT ?"
+                ))
+                .bind(scope)
+                .bind(&c.at)
+                .bind(&c.id)
+                .bind(fetch)
+                .fetch_all(&self.reader)
+                .await?,
+            };
+        let notes = rows.into_iter().map(Note::from).collect();
+        Ok(Cursor::page(notes, limit, Order::Trashed))
+    }
+
+    pub async fn revisions(
+        &self,
+        scope: &str,
+        id: &str,
+    ) -> Result<Option<Vec<Revision>>, ApiError> {
+        let rows: Vec<RevisionRow> = sqlx::query_as(
+            "SELECT version, title, body, created_at, kind FROM revisions \
+             WHERE scope = ? AND note_id = ? ORDER BY version",
+        )
+        .bind(scope)
+        .bind(id)
+        .fetch_all(&self.reader)
+        .await?;
+        if rows.is_empty() {
+            return Ok(None);
+        }
+        rows.into_iter()
+            .map(Revision::try_from)
+            .collect::<Result<_, _>>()
+            .map(Some)
+    }
+
+    pub async fn get_note(&self, scope: &str, id: &str) -> Result<Option<Note>, ApiError> {
+        note_by_id(&self.reader, scope, id).await
+    }
+
+    pub async fn all_notes(&self, scope: &str) -> Result<Vec<Note>, ApiError> {
+        let rows: Vec<NoteRow> = sqlx::query_as(&format!(
+            "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = ? ORDER BY created_at, id"
+        ))
+        .bind(scope)
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(rows.into_iter().map(Note::from).collect())
+    }
+}
+
+pub(super) async fn note_by_id<'e>(
+    executor: impl sqlx::SqliteExecutor<'e>,
+    scope: &str,
+    id: &str,
+) -> Result<Option<Note>, ApiError> {
+    let row: Option<NoteRow> = sqlx::query_as(&format!(
+        "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = ? AND id = ?"
+    ))
+    .bind(scope)
+    .bind(id)
+    .fetch_optional(executor)
+    .await?;
+    Ok(row.map(Note::from))
+}

@@ -1,0 +1,167 @@
+//! Opening the SQLite database: its two pools, the migrations (one process at a time),
+//! the search index filled in for older notes; and the store's health and shutdown.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use anyhow::Context;
+use sqlx::SqlitePool;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+
+use super::{SqliteStore, writer};
+use crate::error::ApiError;
+use crate::text::cjk;
+
+/// Connections for reads. Readers never block each other or the writer.
+const READERS: u32 = 8;
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database at `url` and migrates it.
+    /// Up to `write_batch` writes that arrive together share one commit. `max_pages` caps
+    /// the database's size (tests: a full disk without a small filesystem).
+    pub async fn open(
+        url: &str,
+        key_wait: Duration,
+        write_batch: usize,
+        max_pages: Option<u32>,
+    ) -> anyhow::Result<Self> {
+        let options = SqliteConnectOptions::from_str(url)
+            .with_context(|| format!("DATABASE_URL {url:?} is not a valid sqlite: URL"))?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Full)
+            .foreign_keys(true)
+            .busy_timeout(key_wait);
+        if let Some(parent) = options.get_filename().parent()
+            && !parent.as_os_str().is_empty()
+        {
+            std::fs::create_dir_all(parent).with_context(|| {
+                format!("could not create the database folder {}", parent.display())
+            })?;
+        }
+        let writer_options = match max_pages {
+            Some(pages) => options.clone().pragma("max_page_count", pages.to_string()),
+            None => options.clone(),
+        };
+        let writer = connect_writer(&writer_options, key_wait)
+            .await
+            .with_context(|| format!("could not open the database at {url}"))?;
+        {
+            // sqlx takes no lock for SQLite's migrations: processes starting together
+            // take turns through a lock file beside the database.
+            let _turn = migration_turn(options.get_filename()).await?;
+            sqlx::migrate!("../migrations/sqlite")
+                .run(&writer)
+                .await
+                .context("could not apply the database migrations")?;
+        }
+        fill_in_cjk(&writer).await?;
+        let reader = SqlitePoolOptions::new()
+            .max_connections(READERS)
+            .acquire_timeout(Duration::from_secs(10))
+            .connect_with(options.pragma("query_only", "ON"))
+            .await
+            .with_context(|| format!("could not open the database at {url} for reading"))?;
+        let writes = writer::WriteQueue::start(writer.clone(), write_batch, key_wait);
+        Ok(Self {
+            writer,
+            reader,
+            writes,
+        })
+    }
+
+    /// Groups of writes committed since the start.
+    pub fn write_commits(&self) -> u64 {
+        self.writes.commits()
+    }
+
+    pub async fn ping(&self) -> Result<(), ApiError> {
+        if !self.writes.is_running() {
+            return Err(ApiError::Internal(anyhow::anyhow!(
+                "the database writer has stopped"
+            )));
+        }
+        sqlx::query_scalar::<_, i64>("SELECT 1")
+            .fetch_one(&self.reader)
+            .await?;
+        Ok(())
+    }
+
+    pub async fn close(&self) {
+        self.reader.close().await;
+        self.writer.close().await;
+    }
+}
+
+/// The one write connection. Servers starting together on a new file race to turn it to
+/// WAL, and SQLite refuses the losers at once ("database is locked") instead of waiting
+/// for the busy timeout: they try again, for up to ten seconds.
+async fn connect_writer(
+    options: &SqliteConnectOptions,
+    key_wait: Duration,
+) -> Result<SqlitePool, sqlx::Error> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let mut pause = Duration::from_millis(20);
+    loop {
+        let attempt = SqlitePoolOptions::new()
+            .max_connections(1)
+            .acquire_timeout(key_wait)
+            .connect_with(options.clone())
+            .await;
+        match attempt {
+            Err(error)
+                if (crate::error::is_busy(&error)
+                    || matches!(error, sqlx::Error::PoolTimedOut))
+                    && std::time::Instant::now() < deadline =>
+            {
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(Duration::from_millis(500));
+            }
+            other => return other,
+        }
+    }
+}
+
+/// An exclusive lock on `<database>-migrate.lock`, held while migrations run (released
+/// when dropped). None for an in-memory database.
+async fn migration_turn(database: &std::path::Path) -> anyhow::Result<Option<std::fs::File>> {
+    let name = database.as_os_str();
+    // sqlx names an in-memory database `file:sqlx-in-memory-N`.
+    if name.is_empty() || name == ":memory:" || name.to_string_lossy().starts_with("file:") {
+        return Ok(None);
+    }
+    let mut path = name.to_owned();
+    path.push("-migrate.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("could not open the lock file {}", path.display()))?;
+    let file = tokio::task::spawn_blocking(move || file.lock().map(|()| file))
+        .await?
+        .with_context(|| format!("could not lock {}", path.to_string_lossy()))?;
+    Ok(Some(file))
+}
+
+/// Fills in the CJK bigrams of notes written before the search index existed.
+async fn fill_in_cjk(writer: &SqlitePool) -> anyhow::Result<()> {
+    loop {
+        let rows: Vec<(i64, String, String)> =
+            sqlx::query_as("SELECT rowid, title, body FROM notes WHERE cjk IS NULL LIMIT 500")
+                .fetch_all(writer)
+                .await?;
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let mut tx = writer.begin().await?;
+        for (rowid, title, body) in rows {
+            sqlx::query("UPDATE notes SET cjk = ? WHERE rowid = ?")
+                .bind(cjk::bigrams(&format!("{title}\n{body}")))
+                .bind(rowid)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+    }
+}

@@ -1,0 +1,70 @@
+//! The background sweeps on SQLite: the trash emptied; expired keys, tombstones,
+//! sessions and sign-in limits deleted.
+
+use super::SqliteStore;
+use super::note_writes::purge_note;
+use crate::error::ApiError;
+
+impl SqliteStore {
+    pub async fn empty_trash_before(&self, cutoff: &str, now: &str) -> Result<u64, ApiError> {
+        let mut emptied = 0;
+        loop {
+            // Small batches, so a write waiting behind this one waits briefly.
+            let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
+            let expired: Vec<(String, String)> = sqlx::query_as(
+                "SELECT scope, id FROM notes WHERE trashed_at IS NOT NULL AND trashed_at < ? LIMIT 200",
+            )
+            .bind(cutoff)
+            .fetch_all(&mut *tx)
+            .await?;
+            for (scope, id) in &expired {
+                purge_note(&mut tx, scope, id, None, None, now).await?;
+            }
+            tx.commit().await?;
+            emptied += expired.len() as u64;
+            if expired.len() < 200 {
+                return Ok(emptied);
+            }
+        }
+    }
+
+    pub async fn sweep_expired(&self, now: &str) -> Result<u64, ApiError> {
+        let result = sqlx::query("DELETE FROM idempotency_keys WHERE expires_at < ?")
+            .bind(now)
+            .execute(&self.writer)
+            .await?;
+        Ok(result.rows_affected())
+    }
+
+    pub async fn sweep_tombstones(&self, cutoff: &str) -> Result<u64, ApiError> {
+        let mut deleted = 0;
+        for table in ["purged_keys", "tombstones"] {
+            deleted += sqlx::query(&format!("DELETE FROM {table} WHERE purged_at < ?"))
+                .bind(cutoff)
+                .execute(&self.writer)
+                .await?
+                .rows_affected();
+        }
+        Ok(deleted)
+    }
+
+    pub async fn sweep_sessions(&self, now: &str) -> Result<u64, ApiError> {
+        Ok(sqlx::query("DELETE FROM sessions WHERE expires_at <= ?")
+            .bind(now)
+            .execute(&self.writer)
+            .await?
+            .rows_affected())
+    }
+
+    pub async fn sweep_limits(&self, now: &str, cutoff: &str) -> Result<u64, ApiError> {
+        Ok(sqlx::query(
+            "DELETE FROM sign_in_limits WHERE window_started_at < ?2 \
+             AND (locked_until IS NULL OR locked_until <= ?1)",
+        )
+        .bind(now)
+        .bind(cutoff)
+        .execute(&self.writer)
+        .await?
+        .rows_affected())
+    }
+}

@@ -1,0 +1,38 @@
+//! The notes as the pages read them: lists, one note, its history, an export.
+
+use app::api::{Note, NotesPage, Revision};
+
+use super::Store;
+use crate::error::ApiError;
+#[cfg(feature = "bench-plain-insert")]
+use crate::idempotency::{Fingerprint, IdempotencyKey};
+use crate::notes::cursor::Cursor;
+
+/// The notes of a [`Store`]. (Their writes go through [`crate::storage::NoteWrites`],
+/// inside a write's transaction.)
+pub struct Notes<'a>(&'a Store);
+
+impl Store {
+    /// The notes: pages, one note, its revisions, every note of a person.
+    pub fn notes(&self) -> Notes<'_> {
+        Notes(self)
+    }
+}
+
+delegate! {
+    Notes {
+        /// A page of notes not in the trash, newest first.
+        fn list_notes(&self, scope: &str, limit: u32, cursor: Option<&Cursor>) -> Result<NotesPage, ApiError>;
+        /// A page of the notes in the trash, latest moved first.
+        fn list_trash(&self, scope: &str, limit: u32, cursor: Option<&Cursor>) -> Result<NotesPage, ApiError>;
+        /// One note (in the trash or not).
+        fn get_note(&self, scope: &str, id: &str) -> Result<Option<Note>, ApiError>;
+        /// Every revision of a note, oldest first; `None` if there is no such note.
+        fn revisions(&self, scope: &str, id: &str) -> Result<Option<Vec<Revision>>, ApiError>;
+        /// Every note of a scope (for an export), in the trash or not, oldest first.
+        fn all_notes(&self, scope: &str) -> Result<Vec<Note>, ApiError>;
+        /// The benchmark's baseline: the same note insert with no idempotency at all.
+        #[cfg(feature = "bench-plain-insert")]
+        fn plain_insert(&self, scope: &str, key: &IdempotencyKey, fingerprint: &Fingerprint, note: &Note) -> Result<bool, ApiError>;
+    }
+}

@@ -1,0 +1,24 @@
+//! Full-text search of a person's notes.
+
+use app::api::Note;
+
+use super::Store;
+use crate::error::ApiError;
+use crate::text::query::SearchQuery;
+
+/// The search of a [`Store`].
+pub struct Search<'a>(&'a Store);
+
+impl Store {
+    /// Full-text search of the notes.
+    pub fn search(&self) -> Search<'_> {
+        Search(self)
+    }
+}
+
+delegate! {
+    Search {
+        /// Notes matching `query` (not in the trash), best first: `limit` from `offset`.
+        fn search(&self, scope: &str, query: &SearchQuery, limit: u32, offset: u32) -> Result<Vec<Note>, ApiError>;
+    }
+}

@@ -1,0 +1,28 @@
+//! Sessions: who a request's cookie signs in.
+
+use super::Store;
+use crate::accounts::Viewer;
+use crate::error::ApiError;
+
+/// The sessions of a [`Store`].
+pub struct Sessions<'a>(&'a Store);
+
+impl Store {
+    /// Sessions: made at sign-in, read and kept alive on each request, ended at sign-out.
+    pub fn sessions(&self) -> Sessions<'_> {
+        Sessions(self)
+    }
+}
+
+delegate! {
+    Sessions {
+        /// A new session.
+        fn create_session(&self, token_hash: &str, user_id: &str, now: &str, expires_at: &str) -> Result<(), ApiError>;
+        /// The person a live session belongs to, and when it was last seen.
+        fn session_viewer(&self, token_hash: &str, now: &str) -> Result<Option<(Viewer, String)>, ApiError>;
+        /// Keeps a session alive.
+        fn touch_session(&self, token_hash: &str, now: &str, expires_at: &str) -> Result<(), ApiError>;
+        /// Ends a session.
+        fn delete_session(&self, token_hash: &str) -> Result<(), ApiError>;
+    }
+}
