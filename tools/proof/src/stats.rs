@@ -2,6 +2,11 @@
 
 use std::time::Duration;
 
+/// A duration in milliseconds, as the reports print latencies.
+pub fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
 /// The `p`-th percentile (0–100) of `samples`, by nearest rank.
 pub fn percentile(samples: &mut [Duration], p: f64) -> Duration {
     if samples.is_empty() {

@@ -1,0 +1,341 @@
+//! The run's figures together: checked against the targets, set beside PostgreSQL's, and
+//! written as JSON (the keys are what earlier runs are compared by: keep them).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::burst::BurstFigures;
+use super::latency::LatencyFigures;
+use super::lists::ListFigures;
+use super::postgres::PostgresFigures;
+use super::search::SearchFigures;
+use super::wasm::WasmSizes;
+use super::writes::{CLIENTS, Cell, create_vs_plain, rate};
+
+/// What each figure measured, as the run took them.
+pub struct Measured {
+    pub disk_commits_per_second: f64,
+    /// Plain inserts and idempotent creates at 1, 16 and 64 clients.
+    pub cells: Vec<Cell>,
+    pub replay: Cell,
+    pub edits: Cell,
+    pub bursts: BurstFigures,
+    pub latency: LatencyFigures,
+    pub one_commit_each: Vec<Cell>,
+    pub search: Vec<SearchFigures>,
+    pub lists: ListFigures,
+    pub page: Option<serde_json::Value>,
+    pub wasm: WasmSizes,
+    pub server_peak_rss_kib: Option<u64>,
+    pub postgres: Option<PostgresFigures>,
+}
+
+/// The figures as the JSON has them.
+#[derive(Serialize)]
+pub struct Report {
+    at: String,
+    disk_commits_per_second: f64,
+    cells: Vec<Cell>,
+    create_vs_plain: Vec<(usize, f64)>,
+    replay_per_second: f64,
+    edit_per_second_16: f64,
+    edit_vs_create_16: f64,
+    edit_p99_ms_16: f64,
+    search: Vec<SearchFigures>,
+    list_first_page_p50_ms_100k: f64,
+    list_first_page_p99_ms_100k: f64,
+    list_deep_page_p99_ms_100k: f64,
+    home_page_p99_ms_100k: f64,
+    replay_vs_create_16: f64,
+    lone_p99_ms: f64,
+    same_key_128_p99_ms: f64,
+    replay_128_p99_ms: f64,
+    same_key_128_vs_replay_128_p99: f64,
+    same_key_128_notes_per_key: i64,
+    wasm_bytes: u64,
+    wasm_gzip_bytes: u64,
+    wasm_brotli_bytes: u64,
+    server_peak_rss_kib: Option<u64>,
+    /// Measured in Chromium by `end2end/bench/page.mjs`: click → Saved, the search page at
+    /// 100,000 notes, Lighthouse (mobile, desktop).
+    page: Option<serde_json::Value>,
+    /// Idempotent creates on a server committing every write on its own
+    /// (`ONCENOTE_WRITE_BATCH=1`): the same write path without group commit.
+    one_commit_each: Vec<Cell>,
+    group_commit_gain: Vec<(usize, f64)>,
+    healthz_p99_ms_idle: f64,
+    healthz_p99_ms_loaded: f64,
+    replay_p99_ms_idle: f64,
+    replay_p99_ms_loaded: f64,
+    postgres: Option<PostgresFigures>,
+}
+
+/// "met" or "NOT met".
+fn verdict(met: bool) -> &'static str {
+    if met { "met" } else { "NOT met" }
+}
+
+impl Report {
+    /// The report of `measured`, with its ratios, stamped now.
+    pub fn new(measured: Measured) -> Self {
+        let Measured {
+            disk_commits_per_second,
+            cells,
+            replay,
+            edits,
+            bursts,
+            latency,
+            one_commit_each,
+            search,
+            lists,
+            page,
+            wasm,
+            server_peak_rss_kib,
+            postgres,
+        } = measured;
+        let idempotent_16 = rate(&cells, "idempotent", 16).max(f64::MIN_POSITIVE);
+        let lone_p99_ms = cells
+            .iter()
+            .find(|c| c.mode == "idempotent" && c.clients == 1)
+            .map(|c| c.p99_ms)
+            .unwrap_or(0.0);
+        let group_commit_gain = one_commit_each
+            .iter()
+            .map(|c| {
+                (
+                    c.clients,
+                    rate(&cells, "idempotent", c.clients) / c.per_second.max(f64::MIN_POSITIVE),
+                )
+            })
+            .collect();
+        Self {
+            at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            disk_commits_per_second,
+            create_vs_plain: create_vs_plain(&cells),
+            replay_per_second: replay.per_second,
+            edit_per_second_16: edits.per_second,
+            edit_vs_create_16: edits.per_second / idempotent_16,
+            edit_p99_ms_16: edits.p99_ms,
+            search,
+            list_first_page_p50_ms_100k: lists.first_page_p50,
+            list_first_page_p99_ms_100k: lists.first_page_p99,
+            list_deep_page_p99_ms_100k: lists.deep_page_p99,
+            home_page_p99_ms_100k: lists.home_page_p99,
+            replay_vs_create_16: replay.per_second / idempotent_16,
+            lone_p99_ms,
+            same_key_128_p99_ms: bursts.same_key_p99,
+            replay_128_p99_ms: bursts.replay_p99,
+            same_key_128_vs_replay_128_p99: bursts.same_key_p99
+                / bursts.replay_p99.max(f64::MIN_POSITIVE),
+            same_key_128_notes_per_key: bursts.notes_per_key,
+            wasm_bytes: wasm.raw,
+            wasm_gzip_bytes: wasm.gzip,
+            wasm_brotli_bytes: wasm.brotli,
+            server_peak_rss_kib,
+            cells,
+            page,
+            one_commit_each,
+            group_commit_gain,
+            healthz_p99_ms_idle: latency.healthz_idle,
+            healthz_p99_ms_loaded: latency.healthz_loaded,
+            replay_p99_ms_idle: latency.replay_idle,
+            replay_p99_ms_loaded: latency.replay_loaded,
+            postgres,
+        }
+    }
+
+    /// Creates per second of the SQLite cell of `mode` at `clients`.
+    fn rate(&self, mode: &str, clients: usize) -> f64 {
+        rate(&self.cells, mode, clients)
+    }
+
+    /// Each figure against its target.
+    pub fn print_targets(&self) {
+        println!("\n── against the targets ─────────────────────────────────");
+        for (clients, ratio) in &self.create_vs_plain {
+            let target = if *clients == 1 { 0.9 } else { 1.0 };
+            println!(
+                "idempotent create / plain insert at {clients:>2} clients: {ratio:.2}× (target ≥ {target:.1}×: {})",
+                verdict(*ratio >= target)
+            );
+        }
+        for (clients, gain) in &self.group_commit_gain {
+            println!(
+                "group commit / one commit each at {clients:>2} clients: {gain:.2}× (idempotent creates per second)"
+            );
+        }
+        let lone_before = self
+            .one_commit_each
+            .iter()
+            .find(|c| c.clients == 1)
+            .map(|c| c.p99_ms)
+            .unwrap_or(0.0);
+        println!(
+            "a lone create's p99: {:.2} ms with group commit, {lone_before:.2} ms with one commit each (target: no worse — within 10%: {})",
+            self.lone_p99_ms,
+            verdict(self.lone_p99_ms <= lone_before * 1.1)
+        );
+        println!(
+            "/healthz p99 under 64 writers / alone: {:.2}× (target ≤ 2×: {}); replay: {:.2}× (target ≤ 2×: {})",
+            self.healthz_p99_ms_loaded / self.healthz_p99_ms_idle.max(f64::MIN_POSITIVE),
+            verdict(self.healthz_p99_ms_loaded <= 2.0 * self.healthz_p99_ms_idle),
+            self.replay_p99_ms_loaded / self.replay_p99_ms_idle.max(f64::MIN_POSITIVE),
+            verdict(self.replay_p99_ms_loaded <= 2.0 * self.replay_p99_ms_idle)
+        );
+        println!(
+            "replay / create at 16 clients: {:.2}× (target ≥ 3×: {})",
+            self.replay_vs_create_16,
+            verdict(self.replay_vs_create_16 >= 3.0)
+        );
+        println!(
+            "128 requests with one new key: p99 {:.2} ms vs 128 replays of a stored key released together: p99 {:.2} ms = {:.2}× (target ≤ 2×: {}); most notes stored for one key: {} (must be 1: {})",
+            self.same_key_128_p99_ms,
+            self.replay_128_p99_ms,
+            self.same_key_128_vs_replay_128_p99,
+            verdict(self.same_key_128_vs_replay_128_p99 <= 2.0),
+            self.same_key_128_notes_per_key,
+            verdict(self.same_key_128_notes_per_key == 1)
+        );
+        println!(
+            "edit / create at 16 clients: {:.2}× ({:.0} edits/s)",
+            self.edit_vs_create_16, self.edit_per_second_16
+        );
+        for figures in &self.search {
+            println!(
+                "search p99 at {} notes: {:.2} ms (target ≤ 50 ms: {})",
+                figures.notes,
+                figures.p99_ms,
+                verdict(figures.p99_ms <= 50.0)
+            );
+        }
+        if let Some(page) = &self.page {
+            print_page_targets(page);
+        }
+        println!(
+            "wasm: {} B raw, {} B gzip, {} B brotli (target ≤ 250 KB brotli: {})",
+            self.wasm_bytes,
+            self.wasm_gzip_bytes,
+            self.wasm_brotli_bytes,
+            verdict(self.wasm_brotli_bytes <= 250_000)
+        );
+        println!(
+            "durable commit ceiling {:.0}/s; idempotent create at 64 clients {:.0}/s = {:.0}% of it (target > 100%: {})",
+            self.disk_commits_per_second,
+            self.rate("idempotent", 64),
+            100.0 * self.rate("idempotent", 64)
+                / self.disk_commits_per_second.max(f64::MIN_POSITIVE),
+            verdict(self.rate("idempotent", 64) > self.disk_commits_per_second)
+        );
+        println!(
+            "server peak memory: {} KiB",
+            self.server_peak_rss_kib
+                .map(|k| k.to_string())
+                .unwrap_or_else(|| "unknown".into())
+        );
+    }
+
+    /// SQLite's figures beside PostgreSQL's, when PostgreSQL was measured.
+    pub fn print_side_by_side(&self) {
+        let Some(pg) = &self.postgres else {
+            return;
+        };
+        println!("\n── SQLite and PostgreSQL side by side (one server process each) ──");
+        println!(
+            "{:<40} {:>12} {:>12} {:>8}",
+            "figure", "SQLite", "PostgreSQL", "PG/SQLite"
+        );
+        let row = |name: String, sqlite: f64, pg: f64, unit: &str| {
+            println!(
+                "{name:<40} {:>12} {:>12} {:>7.2}×",
+                format!("{sqlite:.1}{unit}"),
+                format!("{pg:.1}{unit}"),
+                pg / sqlite.max(f64::MIN_POSITIVE)
+            );
+        };
+        for clients in CLIENTS {
+            row(
+                format!("idempotent create, {clients} clients"),
+                self.rate("idempotent", clients),
+                rate(&pg.cells, "idempotent", clients),
+                "/s",
+            );
+        }
+        for (clients, ratio) in &pg.create_vs_plain {
+            println!(
+                "{:<40} {:>12} {:>12}",
+                format!("create / plain insert, {clients} clients"),
+                format!(
+                    "{:.2}×",
+                    self.rate("idempotent", *clients)
+                        / self.rate("plain", *clients).max(f64::MIN_POSITIVE)
+                ),
+                format!("{ratio:.2}×")
+            );
+        }
+        row(
+            "replay, 16 clients".into(),
+            self.replay_per_second,
+            pg.replay_per_second,
+            "/s",
+        );
+        row(
+            "edit, 16 clients".into(),
+            self.edit_per_second_16,
+            pg.edit_per_second_16,
+            "/s",
+        );
+        row(
+            "edit p99, 16 clients".into(),
+            self.edit_p99_ms_16,
+            pg.edit_p99_ms_16,
+            " ms",
+        );
+        for (sqlite, pg) in self.search.iter().zip(&pg.search) {
+            row(
+                format!("search p99 at {} notes", sqlite.notes),
+                sqlite.p99_ms,
+                pg.p99_ms,
+                " ms",
+            );
+        }
+    }
+
+    /// Writes the report to `out/bench-<time>.json`; the file's path.
+    pub fn write_json(&self, out: &Path) -> anyhow::Result<PathBuf> {
+        std::fs::create_dir_all(out)?;
+        let file = out.join(format!("bench-{}.json", self.at.replace(':', "-")));
+        std::fs::File::create(&file)?.write_all(serde_json::to_string_pretty(self)?.as_bytes())?;
+        Ok(file)
+    }
+}
+
+/// The browser's figures against their targets.
+fn print_page_targets(page: &serde_json::Value) {
+    let p95 = |name: &str| page[name]["p95_ms"].as_f64().unwrap_or(f64::NAN);
+    println!(
+        "click → Saved in Chromium, p95: {:.1} ms (target ≤ 100 ms: {})",
+        p95("click_to_saved"),
+        verdict(p95("click_to_saved") <= 100.0)
+    );
+    println!(
+        "search page at 100,000 notes in Chromium, p95: {:.1} ms (target ≤ 50 ms: {}); the home page loaded the same way: p95 {:.1} ms",
+        p95("search_page"),
+        verdict(p95("search_page") <= 50.0),
+        p95("home_page")
+    );
+    for run in page["lighthouse"].as_array().into_iter().flatten() {
+        let score = |name: &str| run[name].as_i64().unwrap_or(0);
+        println!(
+            "Lighthouse {}: performance {} (≥ 95: {}), accessibility {} (100: {}), best practices {} (100: {})",
+            run["preset"].as_str().unwrap_or("?"),
+            score("performance"),
+            verdict(score("performance") >= 95),
+            score("accessibility"),
+            verdict(score("accessibility") == 100),
+            score("best_practices"),
+            verdict(score("best_practices") == 100)
+        );
+    }
+}
