@@ -5,7 +5,7 @@
 //! document, folded and cut the server's way).
 //!
 //! The storage entry points used, and only these: `Store::open` (from a `Config`),
-//! `Backend::write` (one claimed write, one transaction) and, inside it,
+//! `Backend::write` (one claimed write, one transaction, running a `Work`) and, inside it,
 //! `NoteWrites::insert_note`. Seeding stays fast: 5,000 notes go in one write — one
 //! transaction, one idempotency row for the whole batch — as the SQL fill did before.
 
@@ -17,10 +17,8 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use server::config::Config;
 use server::error::ApiError;
-use server::idempotency::{
-    Applied, ClaimTicket, Fingerprint, IdempotencyKey, Operation, StoredAnswer,
-};
-use server::storage::{Backend, NoteWrites, Store};
+use server::idempotency::{Applied, ClaimTicket, Fingerprint, IdempotencyKey, StoredAnswer};
+use server::storage::{Backend, NoteWrites, Store, Work};
 use server::timestamp;
 
 /// Notes written in one transaction.
@@ -105,12 +103,12 @@ struct SeedBatch {
     notes: Vec<NewSeededNote>,
 }
 
-impl Operation for SeedBatch {
+impl Work for SeedBatch {
     fn fingerprint(&self) -> Fingerprint {
         Fingerprint::of("POST", "/bench/seed", &[])
     }
 
-    async fn apply<T: NoteWrites + Send>(
+    async fn run<T: NoteWrites + Send>(
         &self,
         tx: &mut T,
         scope: &str,
