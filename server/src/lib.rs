@@ -14,6 +14,7 @@ pub mod notes;
 pub mod offline;
 pub mod open_files;
 pub mod page_data;
+pub mod records;
 pub mod search;
 pub mod serve;
 pub mod shutdown;

@@ -7,7 +7,7 @@ use app::api::{AccountUser, Note, NotesPage, Revision, SearchPage};
 use app::ssr_context::{Data, Loading, PageData};
 
 use crate::error::ApiError;
-use crate::notes::cursor::Cursor;
+use crate::records::cursor::Cursor;
 use crate::search;
 use crate::storage::Store;
 

@@ -25,28 +25,7 @@ pub mod tokens;
 
 use crate::error::ApiError;
 
-/// A person with an account (the wire type the admin's list shows).
-pub use app::api::AccountUser as User;
-
-/// A new account about to be written.
-#[derive(Clone, Debug)]
-pub struct NewUser {
-    pub id: String,
-    pub username: String,
-    pub password_hash: String,
-    pub admin: bool,
-    pub created_at: String,
-}
-
-/// The signed-in person of a request.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Viewer {
-    pub user_id: String,
-    pub username: String,
-    pub admin: bool,
-    /// The SHA-256 of this request's session token.
-    pub session: String,
-}
+pub use crate::records::{NewUser, User, Viewer};
 
 /// Longest username, in characters.
 pub const USERNAME_MAX: usize = 64;

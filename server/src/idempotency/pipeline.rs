@@ -18,7 +18,9 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{Answer, Fingerprint, IdempotencyKey, KeyGates, Pass, StoredAnswer};
+use super::{
+    Answer, Applied, ClaimTicket, Fingerprint, IdempotencyKey, KeyGates, Pass, StoredAnswer,
+};
 use crate::error::ApiError;
 use crate::health::WriteHealth;
 use crate::storage::{Backend, NoteWrites, Store, Work};
@@ -62,41 +64,6 @@ impl<D> Outcome<D> {
     pub fn late(done: D) -> Self {
         Self { done, late: true }
     }
-}
-
-/// The answer an operation's work left, ready to be stored with the key.
-pub struct Applied {
-    pub answer: StoredAnswer,
-    /// See [`Outcome::late`].
-    pub late: bool,
-}
-
-impl Applied {
-    /// The answer that goes out for a write that just committed.
-    pub fn into_answer(self) -> Answer {
-        Answer {
-            stored: self.answer,
-            replayed: self.late,
-        }
-    }
-}
-
-/// The claim a write makes on its key.
-#[derive(Clone, Debug)]
-pub struct ClaimTicket {
-    pub scope: String,
-    pub key: IdempotencyKey,
-    pub fingerprint: Fingerprint,
-    pub created_at: String,
-    pub expires_at: String,
-}
-
-/// What the backend found when it claimed the key inside its write transaction.
-pub enum NextAction<Tx> {
-    /// The key is new: run the operation in this transaction.
-    Start(Tx),
-    /// The key already holds a committed answer (another request finished first).
-    ReturnSaved(super::SavedAnswer),
 }
 
 /// What the pipeline works with: the database, the in-process gates on keys, how long a

@@ -12,7 +12,6 @@
 pub mod answers;
 pub mod changes;
 pub mod create;
-pub mod cursor;
 pub mod edit;
 pub mod edit_plan;
 pub mod form;

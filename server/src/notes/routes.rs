@@ -18,7 +18,6 @@ use app::api::{NOTES_PATH, NewNote, NoteEdit, Revisions};
 use super::answers::{self, etag};
 use super::changes::{IfMatch, Lifecycle, ValidLifecycle, ValidNoteEdit};
 use super::create::CreateNote;
-use super::cursor::Cursor;
 use super::edit::EditNote;
 use super::lifecycle::ChangeLifecycle;
 use super::new_note::ValidNewNote;
@@ -28,6 +27,7 @@ use crate::http::body::{parse_json, read_limited, require_json};
 use crate::http::paging::parse_limit;
 use crate::http::routing::allow;
 use crate::idempotency::{self, IdempotencyKey, Operation, StoredAnswer};
+use crate::records::cursor::Cursor;
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use app::api::{Note, Revision, RevisionKind};
 
 use crate::error::ApiError;
-use crate::idempotency::{Answer, Applied, ClaimTicket, Fingerprint, IdempotencyKey, SavedAnswer};
+use crate::records::{Answer, Applied, ClaimTicket, Fingerprint, IdempotencyKey, SavedAnswer};
 
 pub use store::Store;
 

@@ -3,8 +3,8 @@
 
 use app::api::{Note, Revision, RevisionKind};
 
-use crate::accounts::User;
 use crate::error::ApiError;
+use crate::records::User;
 
 /// The columns of a note, in `NoteRow`'s order.
 pub const NOTE_COLUMNS: &str =

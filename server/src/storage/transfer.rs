@@ -13,7 +13,7 @@ use super::postgres::PgStore;
 use super::postgres::note_writes::insert_note;
 use super::rows::{NOTE_COLUMNS, NoteRow};
 use super::sqlite::SqliteStore;
-use crate::idempotency::{Fingerprint, IdempotencyKey};
+use crate::records::{Fingerprint, IdempotencyKey};
 
 /// Rows copied in one transaction.
 const BATCH: i64 = 500;

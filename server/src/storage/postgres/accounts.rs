@@ -5,9 +5,9 @@
 use sqlx::Row;
 
 use super::{PgStore, unstorable};
-use crate::accounts::{NewUser, User};
 use crate::error::ApiError;
-use crate::idempotency::SHARED_SCOPE;
+use crate::records::SHARED_SCOPE;
+use crate::records::{NewUser, User};
 use crate::storage::rows::{SCOPED_TABLES, UserRow};
 
 /// Usernames compare without ASCII case, exactly as SQLite's `COLLATE NOCASE` does (which

@@ -9,7 +9,7 @@ use sqlx::{Postgres, Transaction};
 use super::PgStore;
 use super::note_writes::PgTx;
 use crate::error::ApiError;
-use crate::idempotency::{
+use crate::records::{
     Answer, ClaimTicket, Fingerprint, IdempotencyKey, NextAction, SavedAnswer, StoredAnswer,
 };
 use crate::storage::{Backend, Work};

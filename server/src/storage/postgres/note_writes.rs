@@ -7,7 +7,7 @@ use sqlx::{Postgres, Transaction};
 use super::search::{SEARCH_DOCUMENT, search_parts};
 use super::unstorable;
 use crate::error::ApiError;
-use crate::idempotency::{Fingerprint, IdempotencyKey};
+use crate::records::{Fingerprint, IdempotencyKey};
 use crate::storage::rows::{NOTE_COLUMNS, NoteRow, RevisionRow, kind_name, revision_kind};
 use crate::storage::{NewRevision, NoteWrites, PastWrite};
 

@@ -5,7 +5,7 @@ use app::api::{Note, NotesPage, Revision};
 
 use super::{PgStore, unstorable};
 use crate::error::ApiError;
-use crate::notes::cursor::{Cursor, Order};
+use crate::records::cursor::{Cursor, Order};
 use crate::storage::rows::{NOTE_COLUMNS, NoteRow, RevisionRow};
 
 impl PgStore {

@@ -2,8 +2,8 @@
 //! at sign-out.
 
 use super::PgStore;
-use crate::accounts::Viewer;
 use crate::error::ApiError;
+use crate::records::Viewer;
 
 impl PgStore {
     pub async fn create_session(

@@ -4,9 +4,9 @@
 use sqlx::Row;
 
 use super::SqliteStore;
-use crate::accounts::{NewUser, User};
 use crate::error::ApiError;
-use crate::idempotency::SHARED_SCOPE;
+use crate::records::SHARED_SCOPE;
+use crate::records::{NewUser, User};
 use crate::storage::rows::SCOPED_TABLES;
 use crate::storage::rows::UserRow;
 

@@ -8,9 +8,7 @@ use sqlx::SqliteConnection;
 use super::SqliteStore;
 use super::note_writes::SqliteTx;
 use crate::error::ApiError;
-use crate::idempotency::{
-    Answer, ClaimTicket, Fingerprint, IdempotencyKey, SavedAnswer, StoredAnswer,
-};
+use crate::records::{Answer, ClaimTicket, Fingerprint, IdempotencyKey, SavedAnswer, StoredAnswer};
 use crate::storage::{Backend, Work};
 
 impl Backend for SqliteStore {

@@ -7,7 +7,7 @@ use sqlx::SqliteConnection;
 use super::notes::note_by_id;
 use super::search::cjk_of;
 use crate::error::ApiError;
-use crate::idempotency::{Fingerprint, IdempotencyKey};
+use crate::records::{Fingerprint, IdempotencyKey};
 use crate::storage::rows::{NOTE_COLUMNS, NoteRow, RevisionRow, kind_name, revision_kind};
 use crate::storage::{NewRevision, NoteWrites, PastWrite};
 

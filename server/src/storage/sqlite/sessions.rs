@@ -2,8 +2,8 @@
 //! sign-out.
 
 use super::SqliteStore;
-use crate::accounts::Viewer;
 use crate::error::ApiError;
+use crate::records::Viewer;
 
 impl SqliteStore {
     pub async fn create_session(

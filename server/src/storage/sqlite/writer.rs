@@ -30,7 +30,7 @@ use sqlx::{Connection, SqliteConnection, SqlitePool};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::error::{ApiError, DbFailure};
-use crate::idempotency::Answer;
+use crate::records::Answer;
 
 /// One write, run with the batch's connection inside its own savepoint.
 pub type WriteJob = Box<
@@ -322,7 +322,7 @@ mod tests {
     use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
 
     use super::*;
-    use crate::idempotency::StoredAnswer;
+    use crate::records::StoredAnswer;
 
     async fn pool(dir: &tempfile::TempDir) -> SqlitePool {
         let options = SqliteConnectOptions::new()

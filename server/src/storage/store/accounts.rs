@@ -1,8 +1,8 @@
 //! The accounts: users, the first admin and its setup links, invitations.
 
 use super::Store;
-use crate::accounts::{NewUser, User};
 use crate::error::ApiError;
+use crate::records::{NewUser, User};
 
 /// The accounts of a [`Store`].
 pub struct Accounts<'a>(&'a Store);

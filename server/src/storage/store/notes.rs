@@ -4,9 +4,9 @@ use app::api::{Note, NotesPage, Revision};
 
 use super::Store;
 use crate::error::ApiError;
+use crate::records::cursor::Cursor;
 #[cfg(feature = "bench-plain-insert")]
-use crate::idempotency::{Fingerprint, IdempotencyKey};
-use crate::notes::cursor::Cursor;
+use crate::records::{Fingerprint, IdempotencyKey};
 
 /// The notes of a [`Store`]. (Their writes go through [`crate::storage::NoteWrites`],
 /// inside a write's transaction.)

@@ -1,8 +1,8 @@
 //! Sessions: who a request's cookie signs in.
 
 use super::Store;
-use crate::accounts::Viewer;
 use crate::error::ApiError;
+use crate::records::Viewer;
 
 /// The sessions of a [`Store`].
 pub struct Sessions<'a>(&'a Store);
