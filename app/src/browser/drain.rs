@@ -12,11 +12,10 @@ use super::finished::{self, Finished};
 use super::{intent_store, namespace, tab_lock};
 use crate::api::{EditAnswer, EditOutcome};
 use crate::save::intent::{IntentKind, IntentState, SaveIntent};
-use crate::save::response::WriteAnswer;
-use crate::save::retry_policy::{
-    RetryPolicy, Verdict, WaitCause, classify, someone_else_signed_in,
-};
-use crate::save::sender::{BurstEnd, BurstEvent, BurstHooks, Sender, describe};
+use crate::save::outcome::{SignInNeeded, WaitCause, WriteAnswer};
+use crate::save::retry_policy::RetryPolicy;
+use crate::save::sender::{BurstEnd, BurstEvent, BurstHooks, Sender};
+use crate::save::waiting::WaitReason;
 use crate::state::PageState;
 use crate::state::queue::{Notice, NoticeAction};
 
@@ -106,33 +105,26 @@ fn apply(page: PageState, mut intent: SaveIntent, end: BurstEnd) -> Continue {
             persist(page, intent);
             Continue::NextIntent
         }
-        // Its person is not signed in (the session ended, or someone else signed in on
-        // this browser): kept in their part of the storage, sent again by the next burst
-        // (refused, storing nothing, until they have signed in again).
-        BurstEnd::Waiting { last } if classify(&last) == Verdict::SignInNeeded => {
-            page.queue
-                .someone_else_signed_in
-                .set(someone_else_signed_in(&last));
-            intent.state = IntentState::SignedOut;
-            persist(page, intent);
-            Continue::StopQueue
-        }
         BurstEnd::Waiting { last } => {
-            let reason = match WaitCause::of(&last) {
-                // The sentence says already that the note will be sent.
-                Some(cause) => format!("{}; or now with Retry now", cause.sentence()),
-                None => format!(
-                    "{}; sent again by itself, or now with Retry now",
-                    describe(&last)
-                ),
-            };
-            intent.state = IntentState::Waiting { reason };
+            // Its person is not signed in (the session ended, or someone else signed in
+            // on this browser): kept in their part of the storage, sent again by the next
+            // burst (refused, storing nothing, until they have signed in again).
+            if let Some(who) = last.sign_in_needed() {
+                page.queue
+                    .someone_else_signed_in
+                    .set(who == SignInNeeded::SomeoneElseSignedIn);
+                intent.state = IntentState::SignedOut;
+            } else {
+                intent.state = IntentState::Waiting {
+                    cause: WaitReason::after(&last),
+                };
+            }
             persist(page, intent);
             Continue::StopQueue
         }
         BurstEnd::Offline => {
             intent.state = IntentState::Waiting {
-                reason: "offline; sent when the network is back".into(),
+                cause: WaitReason::Offline,
             };
             persist(page, intent);
             Continue::StopQueue

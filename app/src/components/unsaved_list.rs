@@ -111,8 +111,8 @@ fn IntentStatus(key: String, state: IntentState, edit_at: Option<Option<String>>
                 None => view! { <span class="state">"retrying in " {seconds} " s"</span> }.into_any(),
             }
         }
-        IntentState::Waiting { reason } => view! {
-            <span class="state">"waiting — " {reason}</span>
+        IntentState::Waiting { cause } => view! {
+            <span class="state">"waiting — " {cause.sentence()}</span>
             " "
             <button type="button" class="link" on:click=move |_| door::retry_now(page)>"Retry now"</button>
         }
