@@ -3,6 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
+mod problem;
+
+pub use problem::{Problem, ProblemSlug};
+
 /// The API path for notes.
 pub const NOTES_PATH: &str = "/api/notes";
 /// The request header that carries a save intent's idempotency key.
@@ -12,7 +16,7 @@ pub const IDEMPOTENT_REPLAYED_HEADER: &str = "Idempotent-Replayed";
 /// Whose a write is: the id of the person the page that made it was opened for. A page
 /// keeps its person while the browser's cookie can change under it (sign out in another
 /// tab, someone else signs in), so the server refuses a write that names someone other
-/// than the signed-in person ([`slugs::SIGNED_IN_AS_SOMEONE_ELSE`]). On a page's answer the
+/// than the signed-in person ([`ProblemSlug::SignedInAsSomeoneElse`]). On a page's answer the
 /// same header says whose page it is (for the service worker).
 pub const OWNER_HEADER: &str = "x-oncenote-user";
 
@@ -185,38 +189,6 @@ pub struct ImportReport {
     pub failed: Vec<String>,
 }
 
-/// The problem slugs (`type` is `/problems/{slug}`) the client acts on; the server's
-/// `error.rs` answers with these same constants.
-pub mod slugs {
-    /// 409: a request with the same key is running now; retried with the key.
-    pub const IDEMPOTENCY_KEY_IN_USE: &str = "idempotency-key-in-use";
-    /// 503: the database cannot be reached (it restarts, a connection was lost).
-    pub const DATABASE_UNAVAILABLE: &str = "database-unavailable";
-    /// 507: the server's disk (or its database) is full until the operator makes room.
-    pub const STORAGE_FULL: &str = "storage-full";
-    /// 409: a write names someone other than the person signed in now; it waits for them.
-    pub const SIGNED_IN_AS_SOMEONE_ELSE: &str = "signed-in-as-someone-else";
-    /// 410: a late retry of a write that was done, whose note was deleted for good since.
-    pub const DELETED_ELSEWHERE: &str = "deleted-elsewhere";
-}
-
-/// An RFC 9457 problem document, as every error of the API is shaped.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Problem {
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub title: String,
-    pub status: u16,
-    pub detail: String,
-}
-
-impl Problem {
-    /// The stable slug at the end of `type` (`validation-failed`, …).
-    pub fn slug(&self) -> &str {
-        self.kind.rsplit('/').next().unwrap_or(&self.kind)
-    }
-}
-
 /// Why a draft cannot be saved. The same checks run in the browser before a key is made
 /// and on the server before anything is written.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -366,17 +338,6 @@ mod tests {
         assert_eq!(grouped(1_000), "1,000");
         assert_eq!(grouped(100_000), "100,000");
         assert_eq!(grouped(1_234_567), "1,234,567");
-    }
-
-    #[test]
-    fn problem_slug_is_the_last_segment_of_its_type() {
-        let p = Problem {
-            kind: "/problems/validation-failed".into(),
-            title: "t".into(),
-            status: 422,
-            detail: "d".into(),
-        };
-        assert_eq!(p.slug(), "validation-failed");
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! - `api`: wire types and checks shared with the server.
 //! - `save`: the pure save core (intent, response reading, retry policy, sender, press).
 //! - `state`: the page's signals; `door`: the one way events reach the queue.
-//! - `components`, `pages`: the view. `browser` (hydrate only): storage, fetch, tabs.
+//! - `components`, `pages`: the view. `browser`: storage, fetch, tabs (a stub without
+//!   the hydrate feature).
 
 pub mod api;
 pub mod components;
@@ -17,7 +18,12 @@ pub mod save;
 pub mod shell;
 pub mod state;
 
+/// The browser glue, in the hydrate build.
 #[cfg(feature = "hydrate")]
+mod browser;
+/// Without a browser (server rendering, native tests) the same entry points, doing nothing.
+#[cfg(not(feature = "hydrate"))]
+#[path = "browser/stub.rs"]
 mod browser;
 #[cfg(feature = "ssr")]
 pub mod ssr_context;

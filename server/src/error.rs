@@ -21,7 +21,7 @@ use std::time::Instant;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use app::api::{Problem, slugs};
+use app::api::{Problem, ProblemSlug};
 
 /// Every error the API answers with.
 #[derive(Debug, thiserror::Error)]
@@ -208,67 +208,81 @@ pub const STORAGE_FULL_RETRY_AFTER_SECS: u32 = 30;
 
 impl ApiError {
     /// The HTTP status and the stable slug of this error.
-    pub fn status_and_slug(&self) -> (StatusCode, &'static str) {
+    pub fn status_and_slug(&self) -> (StatusCode, ProblemSlug) {
         match self {
             ApiError::PayloadTooLarge { .. } | ApiError::UnpacksTooLarge(_) => {
-                (StatusCode::PAYLOAD_TOO_LARGE, "payload-too-large")
+                (StatusCode::PAYLOAD_TOO_LARGE, ProblemSlug::PayloadTooLarge)
             }
-            ApiError::InvalidBody(_) => (StatusCode::BAD_REQUEST, "invalid-body"),
-            ApiError::RequestTimeout => (StatusCode::REQUEST_TIMEOUT, "request-timeout"),
-            ApiError::UnknownHost(_) => (StatusCode::MISDIRECTED_REQUEST, "unknown-host"),
-            ApiError::MissingIdempotencyKey => (StatusCode::BAD_REQUEST, "missing-idempotency-key"),
+            ApiError::InvalidBody(_) => (StatusCode::BAD_REQUEST, ProblemSlug::InvalidBody),
+            ApiError::RequestTimeout => (StatusCode::REQUEST_TIMEOUT, ProblemSlug::RequestTimeout),
+            ApiError::UnknownHost(_) => (StatusCode::MISDIRECTED_REQUEST, ProblemSlug::UnknownHost),
+            ApiError::MissingIdempotencyKey => {
+                (StatusCode::BAD_REQUEST, ProblemSlug::MissingIdempotencyKey)
+            }
             ApiError::InvalidIdempotencyKey(_) => {
-                (StatusCode::BAD_REQUEST, "invalid-idempotency-key")
+                (StatusCode::BAD_REQUEST, ProblemSlug::InvalidIdempotencyKey)
             }
-            ApiError::UnsupportedMediaType(_) => {
-                (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported-media-type")
-            }
-            ApiError::InvalidJson(_) => (StatusCode::BAD_REQUEST, "invalid-json"),
-            ApiError::ValidationFailed(_) => {
-                (StatusCode::UNPROCESSABLE_ENTITY, "validation-failed")
-            }
-            ApiError::InvalidQuery(_) => (StatusCode::BAD_REQUEST, "invalid-query"),
-            ApiError::DeletedElsewhere(_) => (StatusCode::GONE, app::api::slugs::DELETED_ELSEWHERE),
-            ApiError::TooManyImports => (StatusCode::SERVICE_UNAVAILABLE, "too-many-imports"),
-            ApiError::IdempotencyKeyReused => {
-                (StatusCode::UNPROCESSABLE_ENTITY, "idempotency-key-reused")
-            }
-            ApiError::IdempotencyKeyInUse => (StatusCode::CONFLICT, slugs::IDEMPOTENCY_KEY_IN_USE),
-            ApiError::Busy | ApiError::TransactionConflict => {
-                (StatusCode::SERVICE_UNAVAILABLE, "database-busy")
-            }
-            ApiError::DatabaseUnavailable => {
-                (StatusCode::SERVICE_UNAVAILABLE, slugs::DATABASE_UNAVAILABLE)
-            }
-            ApiError::StorageFull => (StatusCode::INSUFFICIENT_STORAGE, slugs::STORAGE_FULL),
-            ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not-found"),
-            ApiError::PreconditionFailed { .. } => {
-                (StatusCode::PRECONDITION_FAILED, "precondition-failed")
-            }
-            ApiError::PreconditionRequired => {
-                (StatusCode::PRECONDITION_REQUIRED, "precondition-required")
-            }
-            ApiError::MethodNotAllowed { .. } => {
-                (StatusCode::METHOD_NOT_ALLOWED, "method-not-allowed")
-            }
-            ApiError::Unauthenticated => (StatusCode::UNAUTHORIZED, "unauthenticated"),
-            ApiError::SignedInAsSomeoneElse => (
-                StatusCode::CONFLICT,
-                app::api::slugs::SIGNED_IN_AS_SOMEONE_ELSE,
+            ApiError::UnsupportedMediaType(_) => (
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                ProblemSlug::UnsupportedMediaType,
             ),
-            ApiError::InvalidCredentials => (StatusCode::UNAUTHORIZED, "invalid-credentials"),
-            ApiError::TooManyAttempts { .. } => {
-                (StatusCode::TOO_MANY_REQUESTS, "too-many-attempts")
+            ApiError::InvalidJson(_) => (StatusCode::BAD_REQUEST, ProblemSlug::InvalidJson),
+            ApiError::ValidationFailed(_) => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                ProblemSlug::ValidationFailed,
+            ),
+            ApiError::InvalidQuery(_) => (StatusCode::BAD_REQUEST, ProblemSlug::InvalidQuery),
+            ApiError::DeletedElsewhere(_) => (StatusCode::GONE, ProblemSlug::DeletedElsewhere),
+            ApiError::TooManyImports => {
+                (StatusCode::SERVICE_UNAVAILABLE, ProblemSlug::TooManyImports)
             }
-            ApiError::AdminOnly => (StatusCode::FORBIDDEN, "admin-only"),
-            ApiError::CrossSite => (StatusCode::FORBIDDEN, "cross-site-request"),
-            ApiError::InvitationGone => (StatusCode::GONE, "invitation-gone"),
-            ApiError::SetupDone => (StatusCode::GONE, "setup-done"),
-            ApiError::SetupLinkInvalid => (StatusCode::FORBIDDEN, "setup-link-invalid"),
-            ApiError::UsernameTaken => (StatusCode::CONFLICT, "username-taken"),
-            ApiError::SignupClosed => (StatusCode::FORBIDDEN, "signup-closed"),
-            ApiError::WrongPassword => (StatusCode::FORBIDDEN, "wrong-password"),
-            ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+            ApiError::IdempotencyKeyReused => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                ProblemSlug::IdempotencyKeyReused,
+            ),
+            ApiError::IdempotencyKeyInUse => {
+                (StatusCode::CONFLICT, ProblemSlug::IdempotencyKeyInUse)
+            }
+            ApiError::Busy | ApiError::TransactionConflict => {
+                (StatusCode::SERVICE_UNAVAILABLE, ProblemSlug::DatabaseBusy)
+            }
+            ApiError::DatabaseUnavailable => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                ProblemSlug::DatabaseUnavailable,
+            ),
+            ApiError::StorageFull => (StatusCode::INSUFFICIENT_STORAGE, ProblemSlug::StorageFull),
+            ApiError::NotFound(_) => (StatusCode::NOT_FOUND, ProblemSlug::NotFound),
+            ApiError::PreconditionFailed { .. } => (
+                StatusCode::PRECONDITION_FAILED,
+                ProblemSlug::PreconditionFailed,
+            ),
+            ApiError::PreconditionRequired => (
+                StatusCode::PRECONDITION_REQUIRED,
+                ProblemSlug::PreconditionRequired,
+            ),
+            ApiError::MethodNotAllowed { .. } => (
+                StatusCode::METHOD_NOT_ALLOWED,
+                ProblemSlug::MethodNotAllowed,
+            ),
+            ApiError::Unauthenticated => (StatusCode::UNAUTHORIZED, ProblemSlug::Unauthenticated),
+            ApiError::SignedInAsSomeoneElse => {
+                (StatusCode::CONFLICT, ProblemSlug::SignedInAsSomeoneElse)
+            }
+            ApiError::InvalidCredentials => {
+                (StatusCode::UNAUTHORIZED, ProblemSlug::InvalidCredentials)
+            }
+            ApiError::TooManyAttempts { .. } => {
+                (StatusCode::TOO_MANY_REQUESTS, ProblemSlug::TooManyAttempts)
+            }
+            ApiError::AdminOnly => (StatusCode::FORBIDDEN, ProblemSlug::AdminOnly),
+            ApiError::CrossSite => (StatusCode::FORBIDDEN, ProblemSlug::CrossSiteRequest),
+            ApiError::InvitationGone => (StatusCode::GONE, ProblemSlug::InvitationGone),
+            ApiError::SetupDone => (StatusCode::GONE, ProblemSlug::SetupDone),
+            ApiError::SetupLinkInvalid => (StatusCode::FORBIDDEN, ProblemSlug::SetupLinkInvalid),
+            ApiError::UsernameTaken => (StatusCode::CONFLICT, ProblemSlug::UsernameTaken),
+            ApiError::SignupClosed => (StatusCode::FORBIDDEN, ProblemSlug::SignupClosed),
+            ApiError::WrongPassword => (StatusCode::FORBIDDEN, ProblemSlug::WrongPassword),
+            ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, ProblemSlug::Internal),
         }
     }
 
@@ -293,7 +307,7 @@ impl ApiError {
             other => other.to_string(),
         };
         Problem {
-            kind: format!("/problems/{slug}"),
+            kind: slug.type_uri(),
             title: status.canonical_reason().unwrap_or("Error").to_owned(),
             status: status.as_u16(),
             detail,
@@ -330,7 +344,7 @@ impl ApiError {
                 }
             }
             other => {
-                let class = other.status_and_slug().1;
+                let class = other.status_and_slug().1.as_str();
                 tracing::info!(key, class, "request refused: {other}")
             }
         }
@@ -467,14 +481,17 @@ mod tests {
         sqlx::Error::Database(Box::new(Sqlstate(code)))
     }
 
-    fn status_of(error: sqlx::Error) -> (u16, &'static str) {
+    fn status_of(error: sqlx::Error) -> (u16, ProblemSlug) {
         let (status, slug) = ApiError::from(error).status_and_slug();
         (status.as_u16(), slug)
     }
 
     #[test]
     fn a_full_disk_on_postgresql_is_507_storage_full() {
-        assert_eq!(status_of(postgres("53100")), (507, "storage-full"));
+        assert_eq!(
+            status_of(postgres("53100")),
+            (507, ProblemSlug::StorageFull)
+        );
     }
 
     #[test]
@@ -490,17 +507,28 @@ mod tests {
             postgres("08006"),
         ] {
             let shown = format!("{error:?}");
-            assert_eq!(status_of(error), (503, "database-unavailable"), "{shown}");
+            assert_eq!(
+                status_of(error),
+                (503, ProblemSlug::DatabaseUnavailable),
+                "{shown}"
+            );
         }
     }
 
     #[test]
     fn a_lock_not_free_in_time_is_busy_and_anything_else_is_a_bug() {
         for code in ["55P03", "57014", "53300", "40001", "40P01"] {
-            assert_eq!(status_of(postgres(code)), (503, "database-busy"), "{code}");
+            assert_eq!(
+                status_of(postgres(code)),
+                (503, ProblemSlug::DatabaseBusy),
+                "{code}"
+            );
         }
-        assert_eq!(status_of(postgres("23505")), (500, "internal"));
-        assert_eq!(status_of(sqlx::Error::RowNotFound), (500, "internal"));
+        assert_eq!(status_of(postgres("23505")), (500, ProblemSlug::Internal));
+        assert_eq!(
+            status_of(sqlx::Error::RowNotFound),
+            (500, ProblemSlug::Internal)
+        );
     }
 
     #[test]

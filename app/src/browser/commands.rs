@@ -1,6 +1,6 @@
-//! What the page's door does in the browser: a press of Save (of a new note or an edit),
-//! Edit, Discard, and the moves to the trash and back. Storage is written first; the page
-//! shows only what storage holds.
+//! The save commands the page's door takes in the browser: a press of Save (of a new note
+//! or an edit), Edit, Discard, and the moves to the trash and back — each a save intent.
+//! Storage is written first; the page shows only what storage holds.
 
 use leptos::prelude::*;
 
@@ -12,7 +12,8 @@ use crate::save::intent::{IntentKind, SaveIntent};
 use crate::save::press::{Link, PressDecision, decide_press};
 use crate::state::PageState;
 use crate::state::editor::{Editor, EditorTarget};
-use crate::state::queue::{Notice, QueueEntry};
+use crate::state::notices::Notice;
+use crate::state::queue::QueueEntry;
 
 /// A press of Save in `editor` (the compose form, or the note page's edit form).
 pub fn press_save(page: PageState, editor: Editor) {
@@ -30,12 +31,7 @@ pub fn press_save(page: PageState, editor: Editor) {
         && intent_store::load(link.key()).is_none()
         && finished::is_finished(link.key())
     {
-        editor.link.set(None);
-        editor.title.set(String::new());
-        editor.body.set(String::new());
-        editor
-            .notice
-            .set(Some("Already saved (by another tab).".into()));
+        editor.saved_elsewhere();
         return;
     }
     let linked = link
@@ -109,7 +105,7 @@ fn enqueue(page: PageState, kind: IntentKind) -> Result<SaveIntent, NotWritten> 
 /// as a notice (there is no draft to keep).
 pub fn change_note(page: PageState, kind: IntentKind) {
     if let Err(refused) = enqueue(page, kind) {
-        page.queue.notify(Notice {
+        page.notices.notify(Notice {
             id: uuid::Uuid::new_v4().to_string(),
             text: format!("Not done: {}. Make room and try again.", refused.0),
             link: None,
@@ -181,19 +177,13 @@ pub fn edit(page: PageState, key: &str) {
             base_version,
             ..
         } => {
-            page.note_editor.target.set_value(EditorTarget::Note {
-                id: note_id.clone(),
-            });
-            page.note_editor.base_version.set(*base_version);
+            page.note_editor.aim_at(note_id, *base_version);
             page.note_editor
         }
         _ => return,
     };
     let (title, body) = intent.text();
-    editor.title.set(title.to_owned());
-    editor.body.set(body.to_owned());
-    editor.link.set(Some(Link::Editing(key.to_owned())));
-    editor.notice.set(None);
+    editor.load_for_editing(key, title, body);
 }
 
 /// Drops an unsaved entry for good.
@@ -237,69 +227,4 @@ fn drop_intent(page: PageState, key: String) {
 /// The moment Save was pressed, RFC 3339 in UTC.
 fn now_rfc3339() -> String {
     String::from(js_sys::Date::new_0().to_iso_string())
-}
-
-/// Reads the file the person chose and posts it to `/api/import`.
-pub fn import_file(event: leptos::ev::Event, message: RwSignal<Option<String>>) {
-    use wasm_bindgen::JsCast;
-    let file = event
-        .target()
-        .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-        .and_then(|input| input.files())
-        .and_then(|files| files.get(0));
-    let Some(file) = file else {
-        return;
-    };
-    message.set(Some("Importing…".into()));
-    leptos::task::spawn_local(async move {
-        let mut request =
-            gloo_net::http::Request::post("/api/import").header("Content-Type", "application/zip");
-        // Into this page's person's account, never whoever else signed in since.
-        if let Some(owner) = super::namespace::user() {
-            request = request.header(crate::api::OWNER_HEADER, &owner);
-        }
-        let sent = request.body(wasm_bindgen::JsValue::from(file));
-        let text = match sent {
-            Ok(request) => match request.send().await {
-                Ok(response) if response.ok() => {
-                    match response.json::<crate::api::ImportReport>().await {
-                        Ok(report) => format!(
-                            "Imported {} note(s); {} were here already{}.",
-                            report.imported,
-                            report.already_there,
-                            match report.failed.len() {
-                                0 => String::new(),
-                                n => format!("; {n} could not be imported"),
-                            }
-                        ),
-                        Err(_) => "Imported.".into(),
-                    }
-                }
-                Ok(response) => match response.json::<crate::api::Problem>().await {
-                    Ok(problem) => format!("Not imported: {}.", problem.detail),
-                    Err(_) => format!("Not imported (the server answered {}).", response.status()),
-                },
-                Err(_) => "Not imported: the server could not be reached.".into(),
-            },
-            Err(_) => "Not imported: the file could not be read.".into(),
-        };
-        message.set(Some(text));
-    });
-}
-
-/// Asks before signing out with writes not yet saved.
-pub fn confirm_sign_out(event: leptos::ev::SubmitEvent, page: PageState) {
-    let unsaved = page.queue.entries.with_untracked(Vec::len);
-    if unsaved == 0 {
-        return;
-    }
-    let question = format!(
-        "{unsaved} change(s) are not saved yet. They stay in this browser and are sent when you sign in again. Sign out anyway?"
-    );
-    let go = web_sys::window()
-        .and_then(|w| w.confirm_with_message(&question).ok())
-        .unwrap_or(true);
-    if !go {
-        event.prevent_default();
-    }
 }

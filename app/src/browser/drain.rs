@@ -12,13 +12,12 @@ use super::finished::{self, Finished};
 use super::{intent_store, namespace, tab_lock};
 use crate::api::{EditAnswer, EditOutcome};
 use crate::save::intent::{IntentKind, IntentState, SaveIntent};
-use crate::save::response::WriteAnswer;
-use crate::save::retry_policy::{
-    RetryPolicy, Verdict, WaitCause, classify, someone_else_signed_in,
-};
-use crate::save::sender::{BurstEnd, BurstEvent, BurstHooks, Sender, describe};
+use crate::save::outcome::{SignInNeeded, WaitCause, WriteAnswer};
+use crate::save::retry_policy::RetryPolicy;
+use crate::save::sender::{BurstEnd, BurstEvent, BurstHooks, Sender};
+use crate::save::waiting::WaitReason;
 use crate::state::PageState;
-use crate::state::queue::{Notice, NoticeAction};
+use crate::state::notices::{Notice, NoticeAction};
 
 thread_local! {
     static DRAINING: Cell<bool> = const { Cell::new(false) };
@@ -97,7 +96,7 @@ fn apply(page: PageState, mut intent: SaveIntent, end: BurstEnd) -> Continue {
     match end {
         BurstEnd::Saved { answer, .. } => {
             // Accepted as this page's person's: they are the one signed in (again).
-            page.queue.someone_else_signed_in.set(false);
+            page.connection.someone_else_signed_in.set(false);
             finish(page, &intent, &answer);
             Continue::NextIntent
         }
@@ -106,33 +105,26 @@ fn apply(page: PageState, mut intent: SaveIntent, end: BurstEnd) -> Continue {
             persist(page, intent);
             Continue::NextIntent
         }
-        // Its person is not signed in (the session ended, or someone else signed in on
-        // this browser): kept in their part of the storage, sent again by the next burst
-        // (refused, storing nothing, until they have signed in again).
-        BurstEnd::Waiting { last } if classify(&last) == Verdict::SignInNeeded => {
-            page.queue
-                .someone_else_signed_in
-                .set(someone_else_signed_in(&last));
-            intent.state = IntentState::SignedOut;
-            persist(page, intent);
-            Continue::StopQueue
-        }
         BurstEnd::Waiting { last } => {
-            let reason = match WaitCause::of(&last) {
-                // The sentence says already that the note will be sent.
-                Some(cause) => format!("{}; or now with Retry now", cause.sentence()),
-                None => format!(
-                    "{}; sent again by itself, or now with Retry now",
-                    describe(&last)
-                ),
-            };
-            intent.state = IntentState::Waiting { reason };
+            // Its person is not signed in (the session ended, or someone else signed in
+            // on this browser): kept in their part of the storage, sent again by the next
+            // burst (refused, storing nothing, until they have signed in again).
+            if let Some(who) = last.sign_in_needed() {
+                page.connection
+                    .someone_else_signed_in
+                    .set(who == SignInNeeded::SomeoneElseSignedIn);
+                intent.state = IntentState::SignedOut;
+            } else {
+                intent.state = IntentState::Waiting {
+                    cause: WaitReason::after(&last),
+                };
+            }
             persist(page, intent);
             Continue::StopQueue
         }
         BurstEnd::Offline => {
             intent.state = IntentState::Waiting {
-                reason: "offline; sent when the network is back".into(),
+                cause: WaitReason::Offline,
             };
             persist(page, intent);
             Continue::StopQueue
@@ -181,29 +173,31 @@ fn finish(page: PageState, intent: &SaveIntent, answer: &WriteAnswer) {
     if !recorded {
         finished::record(record);
     }
-    let queue = page.queue;
-    queue.remove(&intent.key);
+    page.queue.remove(&intent.key);
+    let (known_notes, notices) = (page.notes, page.notices);
     let (title, body) = intent.text();
     match answer {
-        WriteAnswer::Created(note) | WriteAnswer::Moved(note) => queue.add_saved(note.clone()),
+        WriteAnswer::Created(note) | WriteAnswer::Moved(note) => {
+            known_notes.add_saved(note.clone())
+        }
         WriteAnswer::Edited(edit) => {
             for note in edit.note.iter().chain(edit.copy.iter()) {
-                queue.add_saved(note.clone());
+                known_notes.add_saved(note.clone());
             }
             if let Some(notice) = edit_notice(&intent.key, title, edit) {
-                queue.notify(notice);
+                notices.notify(notice);
             }
         }
         WriteAnswer::Purged => {
             if let Some(id) = intent.note_id() {
-                queue.forget(id);
+                known_notes.forget(id);
             }
         }
         WriteAnswer::DeletedElsewhere => {
             if let Some(id) = intent.note_id() {
-                queue.forget(id);
+                known_notes.forget(id);
             }
-            queue.notify(Notice {
+            notices.notify(Notice {
                 id: intent.key.clone(),
                 text: format!(
                     "“{title}” was saved earlier, and has since been deleted on another device."
@@ -270,7 +264,7 @@ pub fn gone_elsewhere(page: PageState, key: &str) {
         if finished::is_finished(key) {
             // Saved as this page's person (it was in their part of the storage): they are
             // signed in on this browser again.
-            page.queue.someone_else_signed_in.set(false);
+            page.connection.someone_else_signed_in.set(false);
             let (title, body) = intent.text();
             for editor in page.editors() {
                 editor.saved(key, title, body);

@@ -9,9 +9,8 @@ use gloo_net::http::{Method, RequestBuilder};
 use gloo_timers::future::TimeoutFuture;
 
 use crate::api::{IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, OWNER_HEADER};
-use crate::save::intent::SaveIntent;
-use crate::save::response::{RawAnswer, read_answer};
-use crate::save::retry_policy::AttemptOutcome;
+use crate::save::intent::{SaveIntent, WriteMethod};
+use crate::save::outcome::{AttemptOutcome, RawAnswer, read_answer};
 use crate::save::sender::{Clock, Transport};
 
 /// The page's save transport.
@@ -61,8 +60,13 @@ async fn attempt(
     let network = |error: gloo_net::Error| AttemptOutcome::Network {
         reason: error.to_string(),
     };
+    let method = match wire.method {
+        WriteMethod::Post => Method::POST,
+        WriteMethod::Patch => Method::PATCH,
+        WriteMethod::Delete => Method::DELETE,
+    };
     let mut builder = RequestBuilder::new(&wire.path)
-        .method(Method::from_bytes(wire.method.as_bytes()).unwrap_or(Method::POST))
+        .method(method)
         .header(IDEMPOTENCY_KEY_HEADER, &intent.key)
         .header("Content-Type", "application/json");
     if let Some(owner) = owner {

@@ -1,16 +1,28 @@
 //! Browser-only glue: storage (intents in localStorage, the draft in sessionStorage, the
 //! bounded notes cache, the record of intents finished), fetch as the save transport,
-//! the tab lock, the service worker, the send loop (`drain`), the commands the page's
-//! door calls, and the page's events.
+//! the tab lock, the service worker, the send loop (`drain`), the save commands, import,
+//! sign-out, and the page's events.
+//!
+//! What the page's door (`door.rs`) calls is re-exported here; a build without the
+//! browser (server rendering, native tests) gets `stub.rs` in this module's place, with
+//! the same entry points doing nothing.
 
-pub mod commands;
-pub mod drafts;
-pub mod drain;
-pub mod fetch_transport;
-pub mod finished;
-pub mod intent_store;
-pub mod namespace;
-pub mod notes_cache;
-pub mod page_events;
-pub mod service_worker;
-pub mod tab_lock;
+mod commands;
+mod drafts;
+mod drain;
+mod fetch_transport;
+mod finished;
+mod import;
+mod intent_store;
+mod namespace;
+mod notes_cache;
+mod page_events;
+mod service_worker;
+mod sign_out;
+mod tab_lock;
+
+pub use commands::{change_note, discard, edit, press_save, restore_version, undo_trash};
+pub use drain::drain as retry_now;
+pub use import::import_file;
+pub use page_events::{resume_draft, start};
+pub use sign_out::confirm_sign_out;

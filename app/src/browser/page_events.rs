@@ -23,7 +23,7 @@ const BACKGROUND_RETRY: Duration = Duration::from_secs(60);
 
 /// Runs once, after hydration.
 pub fn start(page: PageState) {
-    let queue = page.queue;
+    let (queue, known_notes, connection) = (page.queue, page.notes, page.connection);
     service_worker::register();
     // A page for nobody (sign in, setup): no one's queue to show or send.
     let Some(user) = namespace::read_user_from_page() else {
@@ -32,14 +32,14 @@ pub fn start(page: PageState) {
     namespace::set_user(&user);
     namespace::adopt_legacy();
     queue.entries.set(stored_entries());
-    queue.cached.set(notes_cache::load());
+    known_notes.cached.set(notes_cache::load());
     restore_draft(page);
     keep_draft(page.editor);
     keep_draft(page.note_editor);
     keep_notes_cache(page);
-    queue.now_ms.set(js_sys::Date::now());
+    connection.now_ms.set(js_sys::Date::now());
     let _ = set_interval_with_handle(
-        move || queue.now_ms.set(js_sys::Date::now()),
+        move || connection.now_ms.set(js_sys::Date::now()),
         Duration::from_secs(1),
     );
     schedule_background_retry(page);
@@ -47,24 +47,28 @@ pub fn start(page: PageState) {
     let Some(window) = web_sys::window() else {
         return;
     };
-    queue.online.set(window.navigator().on_line());
+    connection.online.set(window.navigator().on_line());
     listen(window.as_ref(), "online", move |_| {
-        queue.online.set(true);
+        connection.online.set(true);
         drain(page);
     });
-    listen(window.as_ref(), "offline", move |_| queue.online.set(false));
+    listen(window.as_ref(), "offline", move |_| {
+        connection.online.set(false)
+    });
     listen(window.as_ref(), "storage", move |event| {
         let key = event
             .dyn_ref::<web_sys::StorageEvent>()
             .and_then(|e| e.key());
         match key.as_deref() {
             Some(k) if intent_store::is_intent_entry(k) => reload_entries(page),
-            Some(k) if k == notes_cache::storage_key() => queue.cached.set(notes_cache::load()),
+            Some(k) if k == notes_cache::storage_key() => {
+                known_notes.cached.set(notes_cache::load())
+            }
             Some(k) if k.starts_with("oncenote.") => {}
             // `localStorage.clear()` in another tab (key null): read everything again.
             None => {
                 reload_entries(page);
-                queue.cached.set(notes_cache::load());
+                known_notes.cached.set(notes_cache::load());
             }
             _ => {}
         }
@@ -174,15 +178,15 @@ fn keep_draft(editor: Editor) {
 fn keep_notes_cache(page: PageState) {
     Effect::new(move |_| {
         // What this tab knows whole, and what the cache had that this tab does not.
-        let mut notes = page.queue.saved.get();
-        page.queue.cached.with(|cached| {
+        let mut notes = page.notes.saved.get();
+        page.notes.cached.with(|cached| {
             for note in cached {
                 if !notes.iter().any(|n| n.id == note.id) {
                     notes.push(note.clone());
                 }
             }
         });
-        notes.retain(|n| n.trashed_at.is_none() && !page.queue.is_gone(&n.id));
+        notes.retain(|n| n.trashed_at.is_none() && !page.notes.is_gone(&n.id));
         notes.sort_by(|a, b| {
             b.created_at
                 .cmp(&a.created_at)
@@ -200,7 +204,7 @@ fn schedule_background_retry(page: PageState) {
     set_timeout(
         move || {
             let waiting = !page.queue.sendable_keys().is_empty();
-            if waiting && page.queue.online.get_untracked() {
+            if waiting && page.connection.online.get_untracked() {
                 drain(page);
             }
             schedule_background_retry(page);

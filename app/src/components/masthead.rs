@@ -43,7 +43,7 @@ fn SignedInMenu(me: Me) -> impl IntoView {
     view! {
         // The cookie changed under this page (its person signed out in another tab, someone
         // else signed in): the server refused this page's writes, which wait for its person.
-        <Show when=move || page.queue.someone_else_signed_in.get()>
+        <Show when=move || page.connection.someone_else_signed_in.get()>
             <p class="someone-else" role="alert" data-testid="someone-else">
                 "Someone else has signed in on this browser since this page was opened. What you save here is "
                 {name.clone()}

@@ -35,17 +35,17 @@ pub fn SavedNotes() -> impl IntoView {
 
 #[component]
 fn NotesList(loaded: Vec<Note>, first_page: bool, next: Option<String>) -> impl IntoView {
-    let queue = expect_context::<PageState>().queue;
+    let known_notes = expect_context::<PageState>().notes;
     // The browser keeps what the server sent, so the list (and the notes cache made from
     // it) still has these notes when the page is opened offline.
     let rendered = loaded.clone();
-    Effect::new(move |_| queue.learn_notes(rendered.clone()));
+    Effect::new(move |_| known_notes.learn_notes(rendered.clone()));
     let newest_loaded = loaded.first().map(|n| n.created_at.clone());
     let all = Memo::new(move |_| {
         // The newest version this page knows of each note, whole or from the cache.
         let known = |id: &str| {
-            let whole = queue.latest(id);
-            let cached = queue
+            let whole = known_notes.latest(id);
+            let cached = known_notes
                 .cached
                 .with(|c| c.iter().find(|n| n.id == id).cloned());
             match (whole, cached) {
@@ -71,10 +71,10 @@ fn NotesList(loaded: Vec<Note>, first_page: bool, next: Option<String>) -> impl 
                     }
                 }
             };
-            queue.saved.with(|saved| newer(saved, &mut notes));
-            queue.cached.with(|cached| newer(cached, &mut notes));
+            known_notes.saved.with(|saved| newer(saved, &mut notes));
+            known_notes.cached.with(|cached| newer(cached, &mut notes));
         }
-        notes.retain(|n| n.trashed_at.is_none() && !queue.is_gone(&n.id));
+        notes.retain(|n| n.trashed_at.is_none() && !known_notes.is_gone(&n.id));
         notes.sort_by(|a, b| {
             b.created_at
                 .cmp(&a.created_at)

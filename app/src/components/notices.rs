@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use crate::door;
 use crate::save::intent::IntentKind;
 use crate::state::PageState;
-use crate::state::queue::{Notice, NoticeAction};
+use crate::state::notices::{Notice, NoticeAction};
 
 #[component]
 pub fn Notices() -> impl IntoView {
@@ -14,7 +14,7 @@ pub fn Notices() -> impl IntoView {
     view! {
         <div class="notices" role="status" aria-live="polite" data-testid="notices">
             <For
-                each=move || page.queue.notices.get()
+                each=move || page.notices.all.get()
                 key=|notice| notice.id.clone()
                 children=move |notice| view! { <NoticeItem notice /> }
             />
@@ -50,7 +50,7 @@ fn NoticeItem(notice: Notice) -> impl IntoView {
             " "
             <button type="button" class="link" on:click=move |_| {
                 act();
-                page.queue.dismiss(&id);
+                page.notices.dismiss(&id);
             }>{label}</button>
         }
     });
@@ -64,7 +64,7 @@ fn NoticeItem(notice: Notice) -> impl IntoView {
             {action}
             " "
             <button type="button" class="link dismiss" aria-label="Dismiss this message"
-                on:click=move |_| page.queue.dismiss(&id)>"×"</button>
+                on:click=move |_| page.notices.dismiss(&id)>"×"</button>
         </p>
     }
 }

@@ -6,12 +6,12 @@ use crate::state::PageState;
 
 #[component]
 pub fn StatusLine() -> impl IntoView {
-    let queue = expect_context::<PageState>().queue;
-    let unsaved = move || queue.entries.with(Vec::len);
+    let page = expect_context::<PageState>();
+    let unsaved = move || page.queue.entries.with(Vec::len);
     view! {
         <p class="status-line" role="status" data-testid="status-line">
-            <span class=move || if queue.online.get() { "dot online" } else { "dot offline" }></span>
-            {move || if queue.online.get() { "Online" } else { "Offline" }}
+            <span class=move || if page.connection.online.get() { "dot online" } else { "dot offline" }></span>
+            {move || if page.connection.online.get() { "Online" } else { "Offline" }}
             " · "
             {move || match unsaved() {
                 0 => "every note is saved".to_owned(),

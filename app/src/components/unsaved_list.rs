@@ -102,7 +102,7 @@ fn IntentStatus(key: String, state: IntentState, edit_at: Option<Option<String>>
         IntentState::Queued => view! { <span class="state">"queued"</span> }.into_any(),
         IntentState::Sending => view! { <span class="state">"sending"</span> }.into_any(),
         IntentState::Retrying { at_ms, cause } => {
-            let seconds = move || ((at_ms - page.queue.now_ms.get()) / 1000.0).ceil().max(0.0);
+            let seconds = move || ((at_ms - page.connection.now_ms.get()) / 1000.0).ceil().max(0.0);
             match cause {
                 Some(cause) => view! {
                     <span class="state">{cause.sentence()} "; next try in " {seconds} " s"</span>
@@ -111,15 +111,15 @@ fn IntentStatus(key: String, state: IntentState, edit_at: Option<Option<String>>
                 None => view! { <span class="state">"retrying in " {seconds} " s"</span> }.into_any(),
             }
         }
-        IntentState::Waiting { reason } => view! {
-            <span class="state">"waiting — " {reason}</span>
+        IntentState::Waiting { cause } => view! {
+            <span class="state">"waiting — " {cause.sentence()}</span>
             " "
             <button type="button" class="link" on:click=move |_| door::retry_now(page)>"Retry now"</button>
         }
         .into_any(),
         IntentState::SignedOut => {
             let why = move || {
-                if page.queue.someone_else_signed_in.get() {
+                if page.connection.someone_else_signed_in.get() {
                     "waiting — someone else is signed in on this browser now. "
                 } else {
                     "waiting — your session ended. "

@@ -6,31 +6,32 @@
 use leptos::prelude::*;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
+use crate::api::ProblemSlug;
 use crate::components::local_time::LocalTime;
 use crate::data;
 use crate::door;
 
 /// The words for an error code a form came back with.
 fn explain(code: &str, retry: Option<u64>) -> String {
-    match code {
-        "invalid-credentials" => "The username or the password is wrong.".into(),
-        "too-many-attempts" => format!(
+    match ProblemSlug::parse(code) {
+        Some(ProblemSlug::InvalidCredentials) => "The username or the password is wrong.".into(),
+        Some(ProblemSlug::TooManyAttempts) => format!(
             "Too many failed sign-ins. Try again in {} minute(s).",
             retry.unwrap_or(900).div_ceil(60)
         ),
-        "unauthenticated" => "Your session ended; sign in again.".into(),
-        "setup-done" => "The first account exists already; sign in instead.".into(),
-        "setup-link-invalid" => {
+        Some(ProblemSlug::Unauthenticated) => "Your session ended; sign in again.".into(),
+        Some(ProblemSlug::SetupDone) => "The first account exists already; sign in instead.".into(),
+        Some(ProblemSlug::SetupLinkInvalid) => {
             "This setup link is not valid: use the link the server printed in its log.".into()
         }
-        "invitation-gone" => {
+        Some(ProblemSlug::InvitationGone) => {
             "This invitation was used already or has expired; ask for a new one.".into()
         }
-        "signup-closed" => "This server takes new people by invitation only.".into(),
-        "username-taken" => "This username is taken; choose another.".into(),
-        "validation-failed" => "A username holds letters, digits, '.', '_' and '-'; a password has at least 8 characters.".into(),
-        "wrong-password" => "The current password is wrong.".into(),
-        "admin-only" => "Only an admin can do this.".into(),
+        Some(ProblemSlug::SignupClosed) => "This server takes new people by invitation only.".into(),
+        Some(ProblemSlug::UsernameTaken) => "This username is taken; choose another.".into(),
+        Some(ProblemSlug::ValidationFailed) => "A username holds letters, digits, '.', '_' and '-'; a password has at least 8 characters.".into(),
+        Some(ProblemSlug::WrongPassword) => "The current password is wrong.".into(),
+        Some(ProblemSlug::AdminOnly) => "Only an admin can do this.".into(),
         _ => "That did not work; try again.".into(),
     }
 }

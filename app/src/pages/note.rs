@@ -17,7 +17,7 @@ use crate::data;
 use crate::door;
 use crate::save::intent::IntentKind;
 use crate::state::PageState;
-use crate::state::queue::{Notice, NoticeAction};
+use crate::state::notices::{Notice, NoticeAction};
 
 #[component]
 pub fn NotePage() -> impl IntoView {
@@ -42,19 +42,19 @@ pub fn NotePage() -> impl IntoView {
 #[component]
 fn NoteView(note: Note) -> impl IntoView {
     let page = expect_context::<PageState>();
-    let queue = page.queue;
+    let (queue, known_notes) = (page.queue, page.notes);
     let id = note.id.clone();
     // The note as the latest answer left it (an edit or a move made during this visit).
     let shown = {
         let id = id.clone();
-        Memo::new(move |_| match queue.latest(&id) {
+        Memo::new(move |_| match known_notes.latest(&id) {
             Some(newer) if newer.version > note.version => newer,
             _ => note.clone(),
         })
     };
     let gone = {
         let id = id.clone();
-        Memo::new(move |_| queue.is_gone(&id))
+        Memo::new(move |_| known_notes.is_gone(&id))
     };
     let pending = {
         let id = id.clone();
@@ -148,7 +148,7 @@ fn TrashButton(note: Memo<Note>) -> impl IntoView {
                 title: note.title.clone(),
             },
         );
-        page.queue.notify(Notice {
+        page.notices.notify(Notice {
             id: format!("trash-{}", note.id),
             text: format!("“{}” is moving to the trash.", note.title),
             link: None,

@@ -39,16 +39,16 @@ pub fn TrashPage() -> impl IntoView {
 
 #[component]
 fn TrashList(loaded: Vec<Note>, next: Option<String>) -> impl IntoView {
-    let queue = expect_context::<PageState>().queue;
+    let known_notes = expect_context::<PageState>().notes;
     // What this visit knows better: notes restored or deleted for good meanwhile.
     let all = Memo::new(move |_| {
         loaded
             .iter()
-            .map(|note| match queue.latest(&note.id) {
+            .map(|note| match known_notes.latest(&note.id) {
                 Some(newer) if newer.version > note.version => newer,
                 _ => note.clone(),
             })
-            .filter(|n| n.trashed_at.is_some() && !queue.is_gone(&n.id))
+            .filter(|n| n.trashed_at.is_some() && !known_notes.is_gone(&n.id))
             .collect::<Vec<_>>()
     });
     let older = next.map(|cursor| {

@@ -3,9 +3,8 @@
 
 use std::time::SystemTime;
 
-use super::intent::SaveIntent;
-use super::response::{RawAnswer, read_answer};
-use super::retry_policy::AttemptOutcome;
+use super::intent::{SaveIntent, WriteMethod};
+use super::outcome::{AttemptOutcome, RawAnswer, read_answer};
 use super::sender::Transport;
 use crate::api::{IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, OWNER_HEADER};
 
@@ -23,8 +22,11 @@ pub struct HttpTransport {
 impl Transport for HttpTransport {
     async fn send(&self, intent: &SaveIntent) -> AttemptOutcome {
         let request = intent.request();
-        let method =
-            reqwest::Method::from_bytes(request.method.as_bytes()).unwrap_or(reqwest::Method::POST);
+        let method = match request.method {
+            WriteMethod::Post => reqwest::Method::POST,
+            WriteMethod::Patch => reqwest::Method::PATCH,
+            WriteMethod::Delete => reqwest::Method::DELETE,
+        };
         let mut builder = self
             .client
             .request(method, format!("{}{}", self.base, request.path))

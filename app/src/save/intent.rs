@@ -4,13 +4,15 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::response::AnswerShape;
-use super::retry_policy::WaitCause;
+use super::outcome::{AnswerShape, WaitCause};
+use super::waiting::{WaitReason, read_stored_reason};
 use crate::api::{NOTES_PATH, NewNote, NoteEdit, Problem};
 
 /// The version of the stored form below. An intent written by an older version is
-/// migrated when read; one written by a newer version is shown, never dropped.
-pub const SCHEMA_VERSION: u32 = 2;
+/// migrated when read; one written by a newer version is shown, never dropped. Version 3
+/// keeps why an intent waits as a cause ([`WaitReason`]) where version 2 kept a sentence;
+/// a version-2 intent reads as it is (its sentence becomes [`WaitReason::Earlier`]).
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// Where an unsaved intent stands, as the list shows it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -29,7 +31,11 @@ pub enum IntentState {
     },
     /// The burst ended without an answer; a new burst starts on `online`, page load,
     /// the tab becoming visible, Retry now, or the slow background retry.
-    Waiting { reason: String },
+    Waiting {
+        /// Why; an intent stored by version 2 carries a sentence under `reason` instead.
+        #[serde(alias = "reason", deserialize_with = "read_stored_reason")]
+        cause: WaitReason,
+    },
     /// The server refused the payload for good; only Edit or Discard can follow.
     Failed { problem: Problem },
     /// Its person is not signed in (the session ended, or someone else signed in on this
@@ -102,10 +108,29 @@ pub fn queue_order(intent: &SaveIntent) -> (bool, u64, &str, &str) {
     )
 }
 
+/// The HTTP method of a write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteMethod {
+    Post,
+    Patch,
+    Delete,
+}
+
+impl WriteMethod {
+    /// The method as HTTP writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WriteMethod::Post => "POST",
+            WriteMethod::Patch => "PATCH",
+            WriteMethod::Delete => "DELETE",
+        }
+    }
+}
+
 /// The request one attempt makes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WireRequest {
-    pub method: &'static str,
+    pub method: WriteMethod,
     pub path: String,
     /// The JSON body.
     pub body: String,
@@ -146,7 +171,7 @@ impl SaveIntent {
         let note = |id: &str| format!("{NOTES_PATH}/{id}");
         match &self.kind {
             IntentKind::Create { title, body } => WireRequest {
-                method: "POST",
+                method: WriteMethod::Post,
                 path: NOTES_PATH.to_owned(),
                 body: serde_json::to_string(&NewNote {
                     title: title.clone(),
@@ -162,7 +187,7 @@ impl SaveIntent {
                 body,
                 ..
             } => WireRequest {
-                method: "PATCH",
+                method: WriteMethod::Patch,
                 path: note(note_id),
                 body: serde_json::to_string(&NoteEdit {
                     title: Some(title.clone()),
@@ -173,17 +198,17 @@ impl SaveIntent {
                 .unwrap_or_default(),
             },
             IntentKind::Trash { note_id, .. } => WireRequest {
-                method: "DELETE",
+                method: WriteMethod::Delete,
                 path: note(note_id),
                 body: String::new(),
             },
             IntentKind::Restore { note_id, .. } => WireRequest {
-                method: "POST",
+                method: WriteMethod::Post,
                 path: format!("{}/restore", note(note_id)),
                 body: String::new(),
             },
             IntentKind::Purge { note_id, .. } => WireRequest {
-                method: "DELETE",
+                method: WriteMethod::Delete,
                 path: format!("{}?permanent=true", note(note_id)),
                 body: String::new(),
             },
@@ -288,9 +313,14 @@ pub fn read_stored(raw: &str) -> Result<SaveIntent, Unreadable> {
     let value: serde_json::Value = serde_json::from_str(raw).map_err(|e| damaged(e.to_string()))?;
     match value.get("v").map(|v| v.as_u64()) {
         None => migrate_v1(value).map_err(|e| damaged(e.to_string())),
-        Some(Some(v)) if v == u64::from(SCHEMA_VERSION) => {
-            serde_json::from_value(value).map_err(|e| damaged(e.to_string()))
-        }
+        // Version 2 differs only in how a waiting intent says why: it reads as it is, and
+        // is written back as this version.
+        Some(Some(v)) if v == 2 || v == u64::from(SCHEMA_VERSION) => serde_json::from_value(value)
+            .map(|intent: SaveIntent| SaveIntent {
+                v: SCHEMA_VERSION,
+                ..intent
+            })
+            .map_err(|e| damaged(e.to_string())),
         Some(Some(v)) if v > u64::from(SCHEMA_VERSION) => Err(Unreadable::Newer { version: v }),
         Some(other) => Err(damaged(format!("unknown version {other:?}"))),
     }
@@ -354,6 +384,58 @@ mod tests {
     }
 
     #[test]
+    fn a_waiting_intent_stored_by_the_previous_release_still_loads_and_is_sent() {
+        // Version 2 kept why an intent waited as the sentence the list showed.
+        let v2 = r#"{"v":2,"key":"k2","op":"edit","note_id":"n1","base_version":4,"title":"Groceries","body":"milk","written_at":"2026-11-30T05:00:00.000Z","seq":7,"attempts":5,"state":{"kind":"waiting","reason":"the server could not be reached; sent again by itself, or now with Retry now"}}"#;
+        let intent = read_stored(v2).unwrap();
+        assert_eq!(intent.v, SCHEMA_VERSION, "written back as this version");
+        assert_eq!(intent.key, "k2");
+        assert_eq!(intent.seq, Some(7));
+        assert_eq!(intent.attempts, 5);
+        assert_eq!(
+            intent.state,
+            IntentState::Waiting {
+                cause: WaitReason::Earlier(
+                    "the server could not be reached; sent again by itself, or now with Retry now"
+                        .into()
+                )
+            }
+        );
+        let request = intent.request();
+        assert_eq!(
+            (request.method, request.path.as_str()),
+            (WriteMethod::Patch, "/api/notes/n1")
+        );
+        assert_eq!(intent.after_reload().state, IntentState::Queued);
+        // Every other state of version 2 is stored as it is now.
+        let queued = v2.replace(
+            r#"{"kind":"waiting","reason":"the server could not be reached; sent again by itself, or now with Retry now"}"#,
+            r#"{"kind":"queued"}"#,
+        );
+        assert_eq!(read_stored(&queued).unwrap().state, IntentState::Queued);
+    }
+
+    #[test]
+    fn a_waiting_intent_keeps_its_cause_not_a_sentence() {
+        let waiting = intent(IntentState::Waiting {
+            cause: WaitReason::Server(WaitCause::DatabaseUnavailable),
+        });
+        let json = serde_json::to_string(&waiting).unwrap();
+        assert!(
+            json.contains(
+                r#""state":{"kind":"waiting","cause":{"server":"database-unavailable"}}"#
+            ),
+            "{json}"
+        );
+        assert_eq!(read_stored(&json).unwrap(), waiting);
+        let offline = intent(IntentState::Waiting {
+            cause: WaitReason::Offline,
+        });
+        let json = serde_json::to_string(&offline).unwrap();
+        assert_eq!(read_stored(&json).unwrap(), offline);
+    }
+
+    #[test]
     fn an_intent_from_a_newer_version_or_a_damaged_entry_is_unreadable_but_reported() {
         assert_eq!(
             read_stored(r#"{"v":9,"key":"k","op":"teleport"}"#),
@@ -399,7 +481,7 @@ mod tests {
         .request();
         assert_eq!(
             (edit.method, edit.path.as_str()),
-            ("PATCH", "/api/notes/n1")
+            (WriteMethod::Patch, "/api/notes/n1")
         );
         let sent: NoteEdit = serde_json::from_str(&edit.body).unwrap();
         assert_eq!(sent.base_version, Some(3));
@@ -410,7 +492,7 @@ mod tests {
         .request();
         assert_eq!(
             (trash.method, trash.path.as_str()),
-            ("DELETE", "/api/notes/n1")
+            (WriteMethod::Delete, "/api/notes/n1")
         );
         let restore = intent(IntentKind::Restore {
             note_id: "n1".into(),
@@ -419,7 +501,7 @@ mod tests {
         .request();
         assert_eq!(
             (restore.method, restore.path.as_str()),
-            ("POST", "/api/notes/n1/restore")
+            (WriteMethod::Post, "/api/notes/n1/restore")
         );
         let purge = intent(IntentKind::Purge {
             note_id: "n1".into(),
@@ -428,7 +510,7 @@ mod tests {
         .request();
         assert_eq!(
             (purge.method, purge.path.as_str()),
-            ("DELETE", "/api/notes/n1?permanent=true")
+            (WriteMethod::Delete, "/api/notes/n1?permanent=true")
         );
     }
 
@@ -467,7 +549,7 @@ mod tests {
     #[test]
     fn a_create_is_a_post_carrying_the_time_save_was_pressed() {
         let request = intent(IntentState::Queued).request();
-        assert_eq!(request.method, "POST");
+        assert_eq!(request.method, WriteMethod::Post);
         assert_eq!(request.path, "/api/notes");
         let sent: NewNote = serde_json::from_str(&request.body).unwrap();
         assert_eq!(sent.written_at, "2026-01-01T00:00:00.000Z");

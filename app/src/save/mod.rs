@@ -1,14 +1,16 @@
 //! The client's save path, free of browser types so `cargo test` checks it natively:
-//! a [`intent::SaveIntent`] owns one idempotency key; [`response`] reads an answer into
-//! an outcome; the [`retry_policy`] decides, from that outcome, whether to stop, retry or
-//! wait; the [`sender`] drives one burst of attempts through any [`sender::Transport`]
-//! (browser fetch, or a native HTTP client in the integration tests); [`press`] decides
-//! what a press of Save does with the draft.
+//! a [`intent::SaveIntent`] owns one idempotency key; [`outcome`] reads an answer, once,
+//! into what the attempt meant; the [`retry_policy`] decides, from that outcome, whether to
+//! stop, retry or wait; the [`sender`] drives one burst of attempts through any
+//! [`sender::Transport`] (browser fetch, or a native HTTP client in the integration
+//! tests); [`waiting`] keeps why an intent waits; [`press`] decides what a press of Save
+//! does with the draft.
 
 #[cfg(feature = "native-client")]
 pub mod http_transport;
 pub mod intent;
+pub mod outcome;
 pub mod press;
-pub mod response;
 pub mod retry_policy;
 pub mod sender;
+pub mod waiting;

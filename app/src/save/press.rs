@@ -88,7 +88,7 @@ mod tests {
             PressDecision::Reuse
         );
         let waiting = intent(IntentState::Waiting {
-            reason: "offline".into(),
+            cause: crate::save::waiting::WaitReason::Offline,
         });
         assert_eq!(
             decide_press(Some((&link, &waiting)), "t", "b"),
@@ -129,7 +129,7 @@ mod tests {
     #[test]
     fn changing_the_draft_after_a_press_never_drops_the_pressed_intent() {
         let waiting = intent(IntentState::Waiting {
-            reason: "offline".into(),
+            cause: crate::save::waiting::WaitReason::Offline,
         });
         let link = Link::Pressed("k1".into());
         assert_eq!(

@@ -1,30 +1,12 @@
 //! The retry policy (PROTOCOL.md §Client 3–4): pure functions from the outcome of one
 //! attempt to the next step. No clock, no randomness, no browser: the caller passes the
-//! jitter factor and the current time, so tests can pin both.
+//! jitter factor, so tests can pin it. What an answer means is read in [`super::outcome`];
+//! this module only decides what follows from it.
 
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
-use super::response::WriteAnswer;
-use crate::api::{Problem, slugs};
-
-/// What one attempt came back with.
-#[derive(Clone, Debug, PartialEq)]
-pub enum AttemptOutcome {
-    /// A 2xx with the write's readable answer (the first answer, or a replay of it).
-    Saved { answer: WriteAnswer, replayed: bool },
-    /// No HTTP answer: connection refused or reset, DNS, offline, response lost.
-    Network { reason: String },
-    /// The client-side timeout for one attempt ran out.
-    TimedOut,
-    /// Any other HTTP answer.
-    Answered {
-        status: u16,
-        retry_after: Option<Duration>,
-        problem: Option<Problem>,
-    },
-}
+use super::outcome::AttemptOutcome;
+use crate::api::ProblemSlug;
 
 /// How an outcome is treated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,6 +26,10 @@ pub enum Verdict {
 
 /// Sorts an outcome into the protocol's table.
 pub fn classify(outcome: &AttemptOutcome) -> Verdict {
+    // A 401, or a write refused for being someone else's than the signed-in person's.
+    if outcome.sign_in_needed().is_some() {
+        return Verdict::SignInNeeded;
+    }
     match outcome {
         AttemptOutcome::Saved { .. } => Verdict::Done,
         AttemptOutcome::Network { .. } | AttemptOutcome::TimedOut => Verdict::Recoverable,
@@ -52,12 +38,9 @@ pub fn classify(outcome: &AttemptOutcome) -> Verdict {
         } => match status {
             200..=299 => Verdict::Done,
             408 | 429 => Verdict::Recoverable,
-            401 => Verdict::SignInNeeded,
-            // Only the in-use conflict is a "wait and retry"; any other 409 is a refusal —
-            // except a write refused for being someone else's than the signed-in person's.
+            // Only the in-use conflict is a "wait and retry"; any other 409 is a refusal.
             409 => match problem {
-                Some(p) if p.slug() == slugs::IDEMPOTENCY_KEY_IN_USE => Verdict::Recoverable,
-                _ if someone_else_signed_in(outcome) => Verdict::SignInNeeded,
+                Some(p) if p.is(ProblemSlug::IdempotencyKeyInUse) => Verdict::Recoverable,
                 _ => Verdict::Permanent,
             },
             // Every other 4xx (400, 403, 404, 413, 415, 422, and a quota-like 402)
@@ -68,59 +51,6 @@ pub fn classify(outcome: &AttemptOutcome) -> Verdict {
             // the same key may run again.
             _ => Verdict::Recoverable,
         },
-    }
-}
-
-/// Whether the server refused the write because someone other than its person is signed
-/// in on this browser now (the page then says so, and the write waits for its person).
-pub fn someone_else_signed_in(outcome: &AttemptOutcome) -> bool {
-    matches!(
-        outcome,
-        AttemptOutcome::Answered {
-            status: 409,
-            problem: Some(p),
-            ..
-        } if p.slug() == slugs::SIGNED_IN_AS_SOMEONE_ELSE
-    )
-}
-
-/// Why the server cannot take a write for now, when it said so: the person is told while
-/// the intent waits, instead of a bare failure, since only the server's operator can end it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum WaitCause {
-    /// 507: the server's disk is full.
-    StorageFull,
-    /// 503 `database-unavailable`: the server's database is down or restarting.
-    DatabaseUnavailable,
-}
-
-impl WaitCause {
-    /// The cause an outcome names, if it names one.
-    pub fn of(outcome: &AttemptOutcome) -> Option<Self> {
-        match outcome {
-            AttemptOutcome::Answered { status: 507, .. } => Some(WaitCause::StorageFull),
-            AttemptOutcome::Answered {
-                status: 503,
-                problem: Some(problem),
-                ..
-            } if problem.slug() == slugs::DATABASE_UNAVAILABLE => {
-                Some(WaitCause::DatabaseUnavailable)
-            }
-            _ => None,
-        }
-    }
-
-    /// What the person reads.
-    pub fn sentence(self) -> &'static str {
-        match self {
-            WaitCause::StorageFull => {
-                "the server's disk is full — your note is kept here and will be sent"
-            }
-            WaitCause::DatabaseUnavailable => {
-                "the server's database is down — your note is kept here and will be sent"
-            }
-        }
     }
 }
 
@@ -209,20 +139,11 @@ impl RetryPolicy {
     }
 }
 
-/// Parses a `Retry-After` value: delay-seconds or an HTTP date, measured from `now`.
-/// A date in the past means "now"; anything unreadable is ignored.
-pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
-    let value = value.trim();
-    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
-        return value.parse::<u64>().ok().map(Duration::from_secs);
-    }
-    let at = httpdate::parse_http_date(value).ok()?;
-    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::Problem;
+    use crate::save::outcome::{SignInNeeded, WaitCause};
 
     fn answered(status: u16, retry_after: Option<Duration>) -> AttemptOutcome {
         AttemptOutcome::Answered {
@@ -238,9 +159,9 @@ mod tests {
         }
     }
 
-    fn problem(slug: &str) -> Problem {
+    fn problem(slug: ProblemSlug) -> Problem {
         Problem {
-            kind: format!("/problems/{slug}"),
+            kind: slug.type_uri(),
             title: "t".into(),
             status: 409,
             detail: "d".into(),
@@ -325,13 +246,13 @@ mod tests {
         let in_use = AttemptOutcome::Answered {
             status: 409,
             retry_after: Some(Duration::from_secs(1)),
-            problem: Some(problem("idempotency-key-in-use")),
+            problem: Some(problem(ProblemSlug::IdempotencyKeyInUse)),
         };
         assert_eq!(classify(&in_use), Verdict::Recoverable);
         let other = AttemptOutcome::Answered {
             status: 409,
             retry_after: None,
-            problem: Some(problem("other")),
+            problem: Some(problem(ProblemSlug::UsernameTaken)),
         };
         assert_eq!(classify(&other), Verdict::Permanent);
     }
@@ -367,22 +288,25 @@ mod tests {
 
     #[test]
     fn an_unreachable_database_is_named_but_a_busy_one_or_a_bug_is_not() {
-        let with_slug = |status: u16, slug: &str| AttemptOutcome::Answered {
+        let with_slug = |status: u16, slug: ProblemSlug| AttemptOutcome::Answered {
             status,
             retry_after: Some(Duration::from_secs(2)),
             problem: Some(Problem {
-                kind: format!("/problems/{slug}"),
+                kind: slug.type_uri(),
                 title: "t".into(),
                 status,
                 detail: "d".into(),
             }),
         };
         assert_eq!(
-            WaitCause::of(&with_slug(503, "database-unavailable")),
+            WaitCause::of(&with_slug(503, ProblemSlug::DatabaseUnavailable)),
             Some(WaitCause::DatabaseUnavailable)
         );
-        assert_eq!(WaitCause::of(&with_slug(503, "database-busy")), None);
-        assert_eq!(WaitCause::of(&with_slug(500, "internal")), None);
+        assert_eq!(
+            WaitCause::of(&with_slug(503, ProblemSlug::DatabaseBusy)),
+            None
+        );
+        assert_eq!(WaitCause::of(&with_slug(500, ProblemSlug::Internal)), None);
         assert_eq!(WaitCause::of(&unreachable()), None);
     }
 
@@ -400,9 +324,12 @@ mod tests {
         let refused = AttemptOutcome::Answered {
             status: 409,
             retry_after: None,
-            problem: Some(problem(slugs::SIGNED_IN_AS_SOMEONE_ELSE)),
+            problem: Some(problem(ProblemSlug::SignedInAsSomeoneElse)),
         };
-        assert!(someone_else_signed_in(&refused));
+        assert_eq!(
+            refused.sign_in_needed(),
+            Some(SignInNeeded::SomeoneElseSignedIn)
+        );
         assert_eq!(classify(&refused), Verdict::SignInNeeded);
         assert_eq!(
             RetryPolicy::default().next_step(1, &refused, 1.0),
@@ -410,8 +337,11 @@ mod tests {
             "no second attempt in this burst: nothing changes until its person signs in"
         );
         // The plain ended session is not "someone else".
-        assert!(!someone_else_signed_in(&answered(401, None)));
-        assert!(!someone_else_signed_in(&answered(409, None)));
+        assert_eq!(
+            answered(401, None).sign_in_needed(),
+            Some(SignInNeeded::SessionEnded)
+        );
+        assert_eq!(answered(409, None).sign_in_needed(), None);
     }
 
     #[test]
@@ -430,26 +360,5 @@ mod tests {
             RetryPolicy::default().next_step(1, &answered(422, None), 1.0),
             NextStep::GiveUp
         );
-    }
-
-    #[test]
-    fn retry_after_reads_seconds_and_http_dates() {
-        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_445_412_480); // 2015-10-21 07:28:00 GMT
-        assert_eq!(
-            parse_retry_after("120", now),
-            Some(Duration::from_secs(120))
-        );
-        assert_eq!(parse_retry_after(" 0 ", now), Some(Duration::ZERO));
-        assert_eq!(
-            parse_retry_after("Wed, 21 Oct 2015 07:28:30 GMT", now),
-            Some(Duration::from_secs(30))
-        );
-        assert_eq!(
-            parse_retry_after("Wed, 21 Oct 2015 07:00:00 GMT", now),
-            Some(Duration::ZERO)
-        );
-        assert_eq!(parse_retry_after("-5", now), None);
-        assert_eq!(parse_retry_after("soon", now), None);
-        assert_eq!(parse_retry_after("", now), None);
     }
 }

@@ -6,10 +6,8 @@ use std::future::Future;
 use std::time::Duration;
 
 use super::intent::SaveIntent;
-use super::response::WriteAnswer;
-use super::retry_policy::{
-    AttemptOutcome, NextStep, RetryPolicy, WaitCause, someone_else_signed_in,
-};
+use super::outcome::{AttemptOutcome, WriteAnswer};
+use super::retry_policy::{NextStep, RetryPolicy};
 use crate::api::Problem;
 
 /// Makes one attempt: the intent's request, with its key.
@@ -141,39 +139,15 @@ fn problem_of(outcome: &AttemptOutcome) -> Problem {
     }
 }
 
-/// A readable line for an outcome, for the "waiting" state in the list.
-pub fn describe(outcome: &AttemptOutcome) -> String {
-    // A cause the server named (a full disk) tells the person more than a status.
-    if let Some(cause) = WaitCause::of(outcome) {
-        return cause.sentence().into();
-    }
-    match outcome {
-        AttemptOutcome::Saved { .. } => "saved".into(),
-        // The browser's own words ("TypeError: Failed to fetch") help nobody.
-        AttemptOutcome::Network { .. } => "the server could not be reached".into(),
-        AttemptOutcome::TimedOut => "the server did not answer in time".into(),
-        AttemptOutcome::Answered { status: 401, .. } => {
-            "your session ended; sign in again to send it".into()
-        }
-        other if someone_else_signed_in(other) => {
-            "someone else is signed in on this browser now; sign in again as yourself to send it"
-                .into()
-        }
-        AttemptOutcome::Answered {
-            status,
-            problem: Some(p),
-            ..
-        } => format!("{status}: {}", p.detail),
-        AttemptOutcome::Answered { status, .. } => format!("the server answered {status}"),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::cell::RefCell;
     use std::collections::VecDeque;
 
     use super::*;
+    use crate::api::ProblemSlug;
+    use crate::save::outcome::WaitCause;
+    use crate::save::waiting::WaitReason;
 
     /// Plays back scripted outcomes and records the key of every attempt.
     struct ScriptedTransport {
@@ -318,7 +292,7 @@ mod tests {
             status: 409,
             retry_after: None,
             problem: Some(Problem {
-                kind: format!("/problems/{}", crate::api::slugs::SIGNED_IN_AS_SOMEONE_ELSE),
+                kind: ProblemSlug::SignedInAsSomeoneElse.type_uri(),
                 title: "Conflict".into(),
                 status: 409,
                 detail: "d".into(),
@@ -337,7 +311,11 @@ mod tests {
             }
         );
         assert_eq!(sender.transport.keys.borrow().len(), 1);
-        assert!(describe(&refused).contains("someone else is signed in"));
+        assert!(
+            WaitReason::after(&refused)
+                .sentence()
+                .contains("someone else is signed in")
+        );
     }
 
     #[test]
@@ -430,8 +408,8 @@ mod tests {
         });
         assert_eq!(retry, Some(WaitCause::StorageFull));
         assert_eq!(
-            describe(&full),
-            "the server's disk is full — your note is kept here and will be sent"
+            WaitReason::after(&full),
+            WaitReason::Server(WaitCause::StorageFull)
         );
     }
 

@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+use crate::api::Note;
 use crate::save::press::Link;
 
 /// What an editor writes.
@@ -81,8 +82,59 @@ impl Editor {
         }
         self.link.set(None);
         if self.title.get_untracked() == title && self.body.get_untracked() == body {
-            self.title.set(String::new());
-            self.body.set(String::new());
+            self.clear_text();
         }
+    }
+
+    /// Puts `title` and `body` in the editor.
+    pub fn fill(&self, title: &str, body: &str) {
+        self.title.set(title.to_owned());
+        self.body.set(body.to_owned());
+    }
+
+    /// Empties the title and the body.
+    pub fn clear_text(&self) {
+        self.title.set(String::new());
+        self.body.set(String::new());
+    }
+
+    /// Closes the editor: what was typed is dropped, and with it the link and the
+    /// message (a pressed edit stays queued).
+    pub fn close(&self) {
+        self.clear_text();
+        self.link.set(None);
+        self.notice.set(None);
+    }
+
+    /// Makes the editor write to the note `id`, starting from `base_version`.
+    pub fn aim_at(&self, id: &str, base_version: i64) {
+        self.target
+            .set_value(EditorTarget::Note { id: id.to_owned() });
+        self.base_version.set(base_version);
+    }
+
+    /// Points the editor at `note`: the version it starts from and its text, with nothing
+    /// typed yet.
+    pub fn point_at(&self, note: &Note) {
+        self.aim_at(&note.id, note.version);
+        self.original
+            .set_value((note.title.clone(), note.body.clone()));
+        self.close();
+    }
+
+    /// Loads the text of the intent with `key` to be changed; the next Save replaces that
+    /// intent with a new key.
+    pub fn load_for_editing(&self, key: &str, title: &str, body: &str) {
+        self.fill(title, body);
+        self.link.set(Some(Link::Editing(key.to_owned())));
+        self.notice.set(None);
+    }
+
+    /// The draft was saved by another tab while this one looked away.
+    pub fn saved_elsewhere(&self) {
+        self.link.set(None);
+        self.clear_text();
+        self.notice
+            .set(Some("Already saved (by another tab).".into()));
     }
 }

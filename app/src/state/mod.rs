@@ -1,21 +1,37 @@
-//! The page's state as signals: what the unsaved queue holds and what the editor holds.
-//! Data flows one way — storage → core → these signals → the view; the view's events go
-//! back through one door (`crate::door`), never by writing these directly.
+//! The page's state as signals, one type per thing it holds: the unsaved queue, the notes
+//! saved that the page knows of, the notices, the connection (network, who is signed in,
+//! the ticking clock), and the two editors. Data flows one way — storage → core → these
+//! signals → the view; the view's events go back through one door (`crate::door`), never
+//! by writing these directly.
 
+pub mod connection;
 pub mod editor;
+pub mod known_notes;
+pub mod notices;
 pub mod queue;
 
+use connection::Connection;
 use editor::Editor;
+use known_notes::KnownNotes;
+use notices::Notices;
 use queue::SaveQueue;
 
-/// Everything the page's components and the browser glue share.
+/// Everything the page's components and the browser glue share (provided through
+/// context).
 #[derive(Clone, Copy, Default)]
 pub struct PageState {
     /// The compose form's editor.
     pub editor: Editor,
     /// The editor of the note page (its target is set when the page opens a note).
     pub note_editor: Editor,
+    /// The unsaved intents.
     pub queue: SaveQueue,
+    /// The notes saved that the page knows of.
+    pub notes: KnownNotes,
+    /// Messages about finished writes.
+    pub notices: Notices,
+    /// Online, who is signed in, and the clock.
+    pub connection: Connection,
 }
 
 impl PageState {

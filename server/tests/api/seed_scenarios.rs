@@ -3,8 +3,8 @@
 //! Like the seed's `createWithRetry`, a burst here sends at most twice.
 
 use app::save::intent::{IntentKind, SaveIntent};
-use app::save::response::WriteAnswer;
-use app::save::retry_policy::{AttemptOutcome, RetryPolicy};
+use app::save::outcome::{AttemptOutcome, WriteAnswer};
+use app::save::retry_policy::RetryPolicy;
 use app::save::sender::{BurstEnd, Sender, Transport};
 
 use crate::helpers::{TestApp, spawn_app};

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 pub use app::save::http_transport::HttpTransport;
 use app::save::intent::SaveIntent;
-use app::save::retry_policy::AttemptOutcome;
+use app::save::outcome::AttemptOutcome;
 use app::save::sender::{BurstHooks, Clock, Transport};
 
 /// Lets the server answer, then loses the first `lose` answers on the way back

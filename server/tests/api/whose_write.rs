@@ -6,7 +6,7 @@
 
 use app::api::{
     FORM_OWNER_FIELD, IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, Me, Note, OWNER_HEADER,
-    slugs::SIGNED_IN_AS_SOMEONE_ELSE as SOMEONE_ELSE,
+    ProblemSlug,
 };
 use serde_json::json;
 
@@ -68,7 +68,11 @@ async fn a_write_for_someone_other_than_the_signed_in_person_is_refused_stores_n
     };
     let refused = send(&bea, &ada).await.unwrap();
     assert_eq!(refused.status(), 409);
-    assert_eq!(problem_of(refused).await.slug(), SOMEONE_ELSE);
+    assert!(
+        problem_of(refused)
+            .await
+            .is(ProblemSlug::SignedInAsSomeoneElse)
+    );
     assert_eq!(counts(&app).await, before, "nothing stored, no key claimed");
     assert!(notes_of(&app, &bea).await.is_empty());
 
@@ -111,7 +115,12 @@ async fn every_kind_of_write_for_someone_else_is_refused_before_it_is_looked_at(
         let url = response.url().to_string();
         // Not a 404 for Ada's note, which the page would take as a refusal for good.
         assert_eq!(response.status(), 409, "{url}");
-        assert_eq!(problem_of(response).await.slug(), SOMEONE_ELSE, "{url}");
+        assert!(
+            problem_of(response)
+                .await
+                .is(ProblemSlug::SignedInAsSomeoneElse),
+            "{url}"
+        );
     }
     assert_eq!(counts(&app).await, before);
     assert_eq!(app.note(id).await.version, 1);

@@ -1,10 +1,16 @@
-//! One reading of an HTTP answer into an [`AttemptOutcome`], shared by the browser's fetch
-//! transport and the native one, so the two can never classify an answer differently.
+//! What one attempt meant, read once: the [`AttemptOutcome`] of an HTTP answer (shared by
+//! the browser's fetch transport and the native one, so the two can never classify an
+//! answer differently), the [`WriteAnswer`] a success carries, `Retry-After`, and the two
+//! things an outcome can name beyond its status — that its person must sign in
+//! ([`SignInNeeded`], the one reading of a 401) and why the server cannot take writes for
+//! now ([`WaitCause`]). The retry policy decides from these; it reads no status itself
+//! except to sort the rest.
 
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
-use super::retry_policy::{AttemptOutcome, parse_retry_after};
-use crate::api::{EditAnswer, Note, NoteAnswer, Problem};
+use serde::{Deserialize, Serialize};
+
+use crate::api::{EditAnswer, Note, NoteAnswer, Problem, ProblemSlug};
 
 /// What a write's success says, by the kind of write.
 #[derive(Clone, Debug, PartialEq)]
@@ -78,9 +84,7 @@ pub struct RawAnswer<'a> {
 /// `now` reads `Retry-After` dates.
 pub fn read_answer(answer: RawAnswer<'_>, shape: AnswerShape, now: SystemTime) -> AttemptOutcome {
     let problem = || serde_json::from_slice::<Problem>(answer.body).ok();
-    if answer.status == 410
-        && problem().is_some_and(|p| p.slug() == crate::api::slugs::DELETED_ELSEWHERE)
-    {
+    if answer.status == 410 && problem().is_some_and(|p| p.is(ProblemSlug::DeletedElsewhere)) {
         return AttemptOutcome::Saved {
             answer: WriteAnswer::DeletedElsewhere,
             replayed: answer.replayed.is_some_and(|v| v.trim() == "true"),
@@ -109,10 +113,106 @@ pub fn read_answer(answer: RawAnswer<'_>, shape: AnswerShape, now: SystemTime) -
     }
 }
 
+/// What one attempt came back with.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AttemptOutcome {
+    /// A 2xx with the write's readable answer (the first answer, or a replay of it).
+    Saved { answer: WriteAnswer, replayed: bool },
+    /// No HTTP answer: connection refused or reset, DNS, offline, response lost.
+    Network { reason: String },
+    /// The client-side timeout for one attempt ran out.
+    TimedOut,
+    /// Any other HTTP answer.
+    Answered {
+        status: u16,
+        retry_after: Option<Duration>,
+        problem: Option<Problem>,
+    },
+}
+
+/// Why a write cannot be sent until its person signs in: nothing is wrong with it; it
+/// waits, kept, and is sent with its own key once they have signed in again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SignInNeeded {
+    /// 401: the session ended.
+    SessionEnded,
+    /// 409 `signed-in-as-someone-else`: someone other than the write's person signed in
+    /// on this browser since the page was opened.
+    SomeoneElseSignedIn,
+}
+
+impl AttemptOutcome {
+    /// Whether (and why) the write waits for its person to sign in. The one place a 401
+    /// is read.
+    pub fn sign_in_needed(&self) -> Option<SignInNeeded> {
+        match self {
+            AttemptOutcome::Answered { status: 401, .. } => Some(SignInNeeded::SessionEnded),
+            AttemptOutcome::Answered {
+                status: 409,
+                problem: Some(problem),
+                ..
+            } if problem.is(ProblemSlug::SignedInAsSomeoneElse) => {
+                Some(SignInNeeded::SomeoneElseSignedIn)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Why the server cannot take a write for now, when it said so: the person is told while
+/// the intent waits, instead of a bare failure, since only the server's operator can end it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WaitCause {
+    /// 507: the server's disk is full.
+    StorageFull,
+    /// 503 `database-unavailable`: the server's database is down or restarting.
+    DatabaseUnavailable,
+}
+
+impl WaitCause {
+    /// The cause an outcome names, if it names one.
+    pub fn of(outcome: &AttemptOutcome) -> Option<Self> {
+        match outcome {
+            AttemptOutcome::Answered { status: 507, .. } => Some(WaitCause::StorageFull),
+            AttemptOutcome::Answered {
+                status: 503,
+                problem: Some(problem),
+                ..
+            } if problem.is(ProblemSlug::DatabaseUnavailable) => {
+                Some(WaitCause::DatabaseUnavailable)
+            }
+            _ => None,
+        }
+    }
+
+    /// What the person reads.
+    pub fn sentence(self) -> &'static str {
+        match self {
+            WaitCause::StorageFull => {
+                "the server's disk is full — your note is kept here and will be sent"
+            }
+            WaitCause::DatabaseUnavailable => {
+                "the server's database is down — your note is kept here and will be sent"
+            }
+        }
+    }
+}
+
+/// Parses a `Retry-After` value: delay-seconds or an HTTP date, measured from `now`.
+/// A date in the past means "now"; anything unreadable is ignored.
+pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
+    let value = value.trim();
+    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+        return value.parse::<u64>().ok().map(Duration::from_secs);
+    }
+    let at = httpdate::parse_http_date(value).ok()?;
+    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use super::*;
 
     fn raw(status: u16, body: &[u8]) -> RawAnswer<'_> {
@@ -172,7 +272,10 @@ mod tests {
         };
         assert_eq!(status, 503);
         assert_eq!(retry_after, Some(Duration::from_secs(2)));
-        assert_eq!(problem.unwrap().slug(), "database-busy");
+        assert_eq!(
+            problem.and_then(|p| p.known_slug()),
+            Some(ProblemSlug::DatabaseBusy)
+        );
     }
 
     #[test]
@@ -257,5 +360,26 @@ mod tests {
             ),
             AttemptOutcome::Answered { status: 410, .. }
         ));
+    }
+
+    #[test]
+    fn retry_after_reads_seconds_and_http_dates() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_445_412_480); // 2015-10-21 07:28:00 GMT
+        assert_eq!(
+            parse_retry_after("120", now),
+            Some(Duration::from_secs(120))
+        );
+        assert_eq!(parse_retry_after(" 0 ", now), Some(Duration::ZERO));
+        assert_eq!(
+            parse_retry_after("Wed, 21 Oct 2015 07:28:30 GMT", now),
+            Some(Duration::from_secs(30))
+        );
+        assert_eq!(
+            parse_retry_after("Wed, 21 Oct 2015 07:00:00 GMT", now),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(parse_retry_after("-5", now), None);
+        assert_eq!(parse_retry_after("soon", now), None);
+        assert_eq!(parse_retry_after("", now), None);
     }
 }

@@ -1,0 +1,52 @@
+//! The browser glue's entry points for a build without a browser (server rendering,
+//! native tests): nothing is pressed there and nothing is stored, so each does nothing.
+//! The hydrate build has the real `browser` module (`mod.rs`) in this one's place; the
+//! signatures are the same, so the door (`door.rs`) names one set of functions.
+
+use leptos::prelude::RwSignal;
+
+use crate::save::intent::IntentKind;
+use crate::state::PageState;
+use crate::state::editor::Editor;
+
+/// After hydration: nothing to load without a browser.
+pub fn start(_page: PageState) {}
+
+/// A press of Save.
+pub fn press_save(_page: PageState, _editor: Editor) {}
+
+/// A move to the trash, out of it, or a delete for good.
+pub fn change_note(_page: PageState, _kind: IntentKind) {}
+
+/// Undoing a move to the trash.
+pub fn undo_trash(_page: PageState, _note_id: String, _title: String) {}
+
+/// Loading a failed intent into its editor.
+pub fn edit(_page: PageState, _key: &str) {}
+
+/// Dropping an unsaved entry.
+pub fn discard(_page: PageState, _id: &str) {}
+
+/// Sending the queue now.
+pub fn retry_now(_page: PageState) {}
+
+/// Restoring an earlier version of a note.
+pub fn restore_version(
+    _page: PageState,
+    _note_id: String,
+    _current_version: i64,
+    _title: String,
+    _body: String,
+) {
+}
+
+/// Putting back a draft this tab kept: there is none without a browser.
+pub fn resume_draft(_page: PageState, _editor: Editor) -> bool {
+    false
+}
+
+/// Importing an export file.
+pub fn import_file(_event: leptos::ev::Event, _message: RwSignal<Option<String>>) {}
+
+/// Asking before signing out.
+pub fn confirm_sign_out(_event: leptos::ev::SubmitEvent, _page: PageState) {}

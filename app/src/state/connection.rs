@@ -1,0 +1,32 @@
+//! How this page stands with the world: the network, who is signed in on this browser,
+//! and the clock that counts down to the next attempt.
+
+use leptos::prelude::*;
+
+/// The page's connection to the server and its person, and the ticking clock.
+#[derive(Clone, Copy)]
+pub struct Connection {
+    /// The time, ticking each second, for "retrying in N s".
+    pub now_ms: RwSignal<f64>,
+    /// `navigator.onLine`, kept current by the `online` and `offline` events.
+    pub online: RwSignal<bool>,
+    /// The server refused a write of this page because someone else is signed in on this
+    /// browser now (the page's person signed out in another tab, another signed in).
+    pub someone_else_signed_in: RwSignal<bool>,
+}
+
+impl Default for Connection {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Connection {
+    pub fn new() -> Self {
+        Self {
+            now_ms: RwSignal::new(0.0),
+            online: RwSignal::new(true),
+            someone_else_signed_in: RwSignal::new(false),
+        }
+    }
+}
