@@ -5,7 +5,7 @@
 //! - Client mistakes (4xx) say exactly what was wrong; nothing is written for them.
 //! - [`ApiError::Internal`] wraps everything unexpected (database, I/O). Its cause is
 //!   logged by the handler with the idempotency key; the client gets a generic 500.
-//! - A database failure is read in one place, [`DbFailure::of`], for every route (reads,
+//! - A database failure is read in one place, `storage::DbFailure::of`, for every route (reads,
 //!   session lookups, writes): a busy database is 503 `database-busy`, a database that
 //!   cannot be reached (connection lost or refused, server restarting, pool closed or out
 //!   of time) is 503 `database-unavailable`, a full disk or database is 507
@@ -22,6 +22,9 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use app::api::{Problem, ProblemSlug};
+
+pub use crate::storage::error::DbFailure;
+use crate::storage::error::StorageError;
 
 /// Every error the API answers with.
 #[derive(Debug, thiserror::Error)]
@@ -116,85 +119,44 @@ pub enum ApiError {
 
 impl From<sqlx::Error> for ApiError {
     fn from(error: sqlx::Error) -> Self {
-        DbFailure::of(&error).into_api_error(move || error.into())
+        StorageError::from(error).into()
     }
 }
 
-/// What a database error means for the client: the one reading of `sqlx::Error`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DbFailure {
-    /// PostgreSQL aborted the transaction for another one (`serialization_failure`,
-    /// `deadlock_detected`): nothing was written; the transaction can run again.
-    Conflict,
-    /// A lock not free in time: SQLite's SQLITE_BUSY / SQLITE_LOCKED (and their extended
-    /// codes), PostgreSQL's `lock_not_available` (past `lock_timeout`), `query_canceled`
-    /// (past `statement_timeout`) and `too_many_connections`.
-    Busy,
-    /// The database cannot be reached: a connection lost or refused (an I/O error, a TLS
-    /// or protocol failure), PostgreSQL shutting down, crashed or starting
-    /// (`admin_shutdown`, `crash_shutdown`, `cannot_connect_now`, class 08), or a pool
-    /// closed or out of time for a connection.
-    Unavailable,
-    /// No room to write: SQLite's SQLITE_FULL (a full disk, or the database's page
-    /// limit), PostgreSQL's `disk_full` (53100).
-    StorageFull,
-    /// Anything else: a bug or a broken database, answered 500.
-    Bug,
-}
-
-impl DbFailure {
-    pub fn of(error: &sqlx::Error) -> Self {
+/// What a storage failure is told as.
+impl From<StorageError> for ApiError {
+    fn from(error: StorageError) -> Self {
         match error {
-            sqlx::Error::PoolTimedOut
-            | sqlx::Error::PoolClosed
-            | sqlx::Error::Io(_)
-            | sqlx::Error::Tls(_)
-            | sqlx::Error::Protocol(_)
-            | sqlx::Error::WorkerCrashed => DbFailure::Unavailable,
-            sqlx::Error::Database(db) => {
-                let code = db.code();
-                if db.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some() {
-                    // SQLite's result codes are numbers; the primary code is the low byte.
-                    match code.and_then(|c| c.parse::<i32>().ok()).map(|c| c & 0xff) {
-                        Some(5 | 6) => DbFailure::Busy,
-                        Some(13) => DbFailure::StorageFull,
-                        _ => DbFailure::Bug,
-                    }
-                } else {
-                    Self::of_sqlstate(code.as_deref().unwrap_or_default())
-                }
-            }
-            _ => DbFailure::Bug,
-        }
-    }
-
-    /// PostgreSQL's SQLSTATE.
-    fn of_sqlstate(code: &str) -> Self {
-        match code {
-            "40001" | "40P01" => DbFailure::Conflict,
-            "55P03" | "57014" | "53300" => DbFailure::Busy,
-            "53100" => DbFailure::StorageFull,
-            "57P01" | "57P02" | "57P03" => DbFailure::Unavailable,
-            c if c.starts_with("08") => DbFailure::Unavailable,
-            _ => DbFailure::Bug,
-        }
-    }
-
-    /// The error answered for this failure; `cause` is kept for the log of a bug.
-    pub fn into_api_error(self, cause: impl FnOnce() -> anyhow::Error) -> ApiError {
-        match self {
-            DbFailure::Conflict => ApiError::TransactionConflict,
-            DbFailure::Busy => ApiError::Busy,
-            DbFailure::Unavailable => ApiError::DatabaseUnavailable,
-            DbFailure::StorageFull => ApiError::StorageFull,
-            DbFailure::Bug => ApiError::Internal(cause()),
+            StorageError::Busy => ApiError::Busy,
+            StorageError::Conflict => ApiError::TransactionConflict,
+            StorageError::Unavailable => ApiError::DatabaseUnavailable,
+            StorageError::Full => ApiError::StorageFull,
+            StorageError::KeyInUse => ApiError::IdempotencyKeyInUse,
+            StorageError::KeyReused => ApiError::IdempotencyKeyReused,
+            StorageError::UsernameTaken => ApiError::UsernameTaken,
+            // The domain's own refusal, carried through the write transaction: itself.
+            StorageError::Refused(refusal) => match refusal.downcast::<ApiError>() {
+                Ok(error) => *error,
+                Err(other) => ApiError::Internal(anyhow::anyhow!(other)),
+            },
+            StorageError::Other(cause) => ApiError::Internal(cause),
         }
     }
 }
 
-/// Whether a database error is a lock not free in time (see [`DbFailure::Busy`]).
-pub fn is_busy(error: &sqlx::Error) -> bool {
-    DbFailure::of(error) == DbFailure::Busy
+impl ApiError {
+    /// This error as the work inside a write transaction hands it to storage: a database
+    /// failure as storage's own (so a conflict is run again, a full disk is a full disk),
+    /// anything else as a refusal storage carries back unchanged.
+    pub fn into_storage(self) -> StorageError {
+        match self {
+            ApiError::Busy => StorageError::Busy,
+            ApiError::TransactionConflict => StorageError::Conflict,
+            ApiError::DatabaseUnavailable => StorageError::Unavailable,
+            ApiError::StorageFull => StorageError::Full,
+            other => StorageError::Refused(Box::new(other)),
+        }
+    }
 }
 
 /// Seconds a client should wait before retrying after a 409 in-use or a 503 busy.
@@ -484,6 +446,35 @@ mod tests {
     fn status_of(error: sqlx::Error) -> (u16, ProblemSlug) {
         let (status, slug) = ApiError::from(error).status_and_slug();
         (status.as_u16(), slug)
+    }
+
+    #[test]
+    fn a_refusal_carried_through_a_write_transaction_comes_back_as_itself() {
+        let refused = ApiError::NotFound("no note has the id \"x\"".into()).into_storage();
+        assert!(matches!(refused, StorageError::Refused(_)));
+        match ApiError::from(refused) {
+            ApiError::NotFound(detail) => assert_eq!(detail, "no note has the id \"x\""),
+            other => panic!("expected the 404 back, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_database_failure_inside_a_write_stays_storages_own() {
+        // A conflict must reach PostgreSQL's retry loop as a conflict, and a full disk
+        // must reach the writer as a full disk (it closes the connection for it).
+        assert!(matches!(
+            ApiError::TransactionConflict.into_storage(),
+            StorageError::Conflict
+        ));
+        assert!(matches!(
+            ApiError::StorageFull.into_storage(),
+            StorageError::Full
+        ));
+        assert!(matches!(ApiError::Busy.into_storage(), StorageError::Busy));
+        assert!(matches!(
+            ApiError::from(StorageError::Conflict).status_and_slug().1,
+            ProblemSlug::DatabaseBusy
+        ));
     }
 
     #[test]

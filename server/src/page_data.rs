@@ -32,8 +32,8 @@ pub fn for_scope(store: Store, scope: &str, admin: bool) -> Data {
 }
 
 /// A failure in words a page can show; the cause goes to the log.
-fn shown(error: ApiError) -> String {
-    match error {
+fn shown(error: impl Into<ApiError>) -> String {
+    match error.into() {
         ApiError::InvalidQuery(_) => {
             "That page link is out of date; start from the first page.".to_owned()
         }

@@ -83,7 +83,7 @@ pub async fn accept_invitation(
         Ok(false) => return Err(attempt.failed(ApiError::InvitationGone).await),
         Err(error) => {
             attempt.not_checked().await?;
-            return Err(error);
+            return Err(error.into());
         }
     }
     let user = setup::new_user(username, password, false).await?;

@@ -135,7 +135,7 @@ async fn sign_out(
     if let Some(viewer) = viewer
         && let Err(error) = state.store.sessions().delete_session(&viewer.session).await
     {
-        return back("/account", &error);
+        return back("/account", &error.into());
     }
     redirect("/sign-in?signed_out=1", Some(clear_cookie(security)))
 }
@@ -319,7 +319,7 @@ async fn set_disabled(
     let at = disabled.then_some(now.as_str());
     match state.store.accounts().set_disabled(&id, at).await {
         Ok(_) => redirect("/admin", None),
-        Err(error) => back("/admin", &error),
+        Err(error) => back("/admin", &error.into()),
     }
 }
 

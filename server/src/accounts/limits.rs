@@ -148,7 +148,7 @@ impl Attempt<'_> {
                     .lock_bucket(&bucket.name, &timestamp::format(until))
                     .await
                 {
-                    return error;
+                    return error.into();
                 }
                 tracing::warn!(bucket = %bucket.name, failures = count, "locked after too many failures");
                 locked = true;

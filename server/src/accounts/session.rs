@@ -68,6 +68,7 @@ pub async fn identify(State(state): State<AppState>, mut request: Request, next:
             }
             Ok(None) => {}
             Err(error) => {
+                let error = ApiError::from(error);
                 // Logged with the write's key (a valid one), so the failure can be traced
                 // to the write the client will retry.
                 let key = crate::idempotency::IdempotencyKey::from_headers(request.headers()).ok();

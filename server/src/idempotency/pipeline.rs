@@ -23,7 +23,7 @@ use super::{
 };
 use crate::error::ApiError;
 use crate::health::WriteHealth;
-use crate::storage::{Backend, NoteWrites, Store, Work};
+use crate::storage::{Backend, NoteWrites, StorageError, Store, Work};
 use crate::timestamp;
 
 /// A write that can run under an idempotency key: it decides and writes inside the
@@ -108,14 +108,18 @@ async fn execute_on<B: Backend, W: Work>(
 ) -> Result<Answer, ApiError> {
     let fingerprint = work.fingerprint();
     if let Some(saved) = backend.find_answer(scope, key).await? {
-        return saved.replay_for(&fingerprint);
+        return saved
+            .replay_for(&fingerprint)
+            .ok_or(ApiError::IdempotencyKeyReused);
     }
     let gate = format!("{scope}\n{key}");
     let _leading = match pipeline.gates.pass(&gate, pipeline.key_wait).await? {
         Pass::Leader(held) => Some(held),
         Pass::Follower => {
             if let Some(saved) = backend.find_answer(scope, key).await? {
-                return saved.replay_for(&fingerprint);
+                return saved
+                    .replay_for(&fingerprint)
+                    .ok_or(ApiError::IdempotencyKeyReused);
             }
             // The first request failed without storing anything: run afresh.
             None
@@ -129,7 +133,10 @@ async fn execute_on<B: Backend, W: Work>(
         created_at: timestamp::format(now),
         expires_at: timestamp::format(timestamp::after(now, pipeline.key_ttl)),
     };
-    let written = backend.write(ticket, Arc::new(work)).await;
+    let written = backend
+        .write(ticket, Arc::new(work))
+        .await
+        .map_err(ApiError::from);
     pipeline.health.record(&written);
     written
 }
@@ -155,10 +162,16 @@ where
         tx: &mut T,
         scope: &str,
         key: &IdempotencyKey,
-    ) -> Result<Applied, ApiError> {
-        let outcome = self.operation.apply(tx, scope, key).await?;
+    ) -> Result<Applied, StorageError> {
+        // The operation's own refusals (404, 412, …) go through storage unchanged and
+        // come back out of `Backend::write` as they went in.
+        let outcome = self
+            .operation
+            .apply(tx, scope, key)
+            .await
+            .map_err(ApiError::into_storage)?;
         Ok(Applied {
-            answer: (self.answer)(&outcome.done)?,
+            answer: (self.answer)(&outcome.done).map_err(ApiError::into_storage)?,
             late: outcome.late,
         })
     }

@@ -15,8 +15,8 @@ use crate::idempotency::StoredAnswer;
 /// done), `Location` and `ETag`.
 pub fn created(created: &Created) -> Result<StoredAnswer, ApiError> {
     match created {
-        Created::Made(note) => StoredAnswer::json(StatusCode::CREATED, note, note_headers(note)),
-        Created::Existing(note) => StoredAnswer::json(StatusCode::OK, note, note_headers(note)),
+        Created::Made(note) => json(StatusCode::CREATED, note, note_headers(note)),
+        Created::Existing(note) => json(StatusCode::OK, note, note_headers(note)),
         Created::DeletedElsewhere(id) => deleted_elsewhere(id),
     }
 }
@@ -38,7 +38,7 @@ pub fn edited(edited: &Edited) -> Result<StoredAnswer, ApiError> {
     match edited {
         Edited::Answer(answer) => {
             let about = answer.note.as_ref().or(answer.copy.as_ref());
-            StoredAnswer::json(
+            json(
                 StatusCode::OK,
                 answer,
                 about.map(note_headers).unwrap_or_default(),
@@ -51,7 +51,7 @@ pub fn edited(edited: &Edited) -> Result<StoredAnswer, ApiError> {
 /// A move: 200 with the note, or 204 for a delete for good.
 pub fn moved(moved: &Moved) -> Result<StoredAnswer, ApiError> {
     match moved {
-        Moved::Note(note) => StoredAnswer::json(
+        Moved::Note(note) => json(
             StatusCode::OK,
             &NoteAnswer { note: note.clone() },
             note_headers(note),
@@ -77,5 +77,20 @@ pub fn etag(note: &Note) -> String {
 /// The answer to a late retry of a write that was done before its note was deleted for
 /// good elsewhere: 410 `deleted-elsewhere`, kept with the key like any answer.
 fn deleted_elsewhere(note_id: &str) -> Result<StoredAnswer, ApiError> {
-    StoredAnswer::problem(&ApiError::DeletedElsewhere(note_id.to_owned()))
+    let problem = ApiError::DeletedElsewhere(note_id.to_owned()).problem();
+    let body = serde_json::to_vec(&problem).map_err(|e| ApiError::Internal(e.into()))?;
+    Ok(StoredAnswer {
+        status: problem.status,
+        headers: vec![("Content-Type".into(), "application/problem+json".into())],
+        body,
+    })
+}
+
+/// A JSON answer.
+fn json(
+    status: StatusCode,
+    value: &impl serde::Serialize,
+    headers: Vec<(String, String)>,
+) -> Result<StoredAnswer, ApiError> {
+    StoredAnswer::json(status, value, headers).map_err(|e| ApiError::Internal(e.into()))
 }

@@ -6,7 +6,6 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
 use super::Fingerprint;
-use crate::error::ApiError;
 
 /// An answer as stored: replayed exactly, with `Idempotent-Replayed: true` added.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -23,24 +22,12 @@ impl StoredAnswer {
         status: StatusCode,
         value: &impl Serialize,
         mut headers: Vec<(String, String)>,
-    ) -> Result<Self, ApiError> {
-        let body = serde_json::to_vec(value).map_err(|e| ApiError::Internal(e.into()))?;
+    ) -> serde_json::Result<Self> {
+        let body = serde_json::to_vec(value)?;
         headers.insert(0, ("Content-Type".into(), "application/json".into()));
         Ok(Self {
             status: status.as_u16(),
             headers,
-            body,
-        })
-    }
-
-    /// A problem document as the answer a key keeps (a write that is done, told as a
-    /// problem: `deleted-elsewhere`).
-    pub fn problem(error: &ApiError) -> Result<Self, ApiError> {
-        let problem = error.problem();
-        let body = serde_json::to_vec(&problem).map_err(|e| ApiError::Internal(e.into()))?;
-        Ok(Self {
-            status: problem.status,
-            headers: vec![("Content-Type".into(), "application/problem+json".into())],
             body,
         })
     }
@@ -60,12 +47,11 @@ impl StoredAnswer {
     }
 
     /// An answer read back from the database.
-    pub fn from_stored(status: i64, headers_json: &str, body: Vec<u8>) -> Result<Self, ApiError> {
-        let headers = serde_json::from_str(headers_json).map_err(|e| {
-            ApiError::Internal(anyhow::Error::new(e).context("a stored answer's headers"))
-        })?;
+    pub fn from_stored(status: i64, headers_json: &str, body: Vec<u8>) -> anyhow::Result<Self> {
+        let headers = serde_json::from_str(headers_json)
+            .map_err(|e| anyhow::Error::new(e).context("a stored answer's headers"))?;
         Ok(Self {
-            status: u16::try_from(status).map_err(|e| ApiError::Internal(e.into()))?,
+            status: u16::try_from(status)?,
             headers,
             body,
         })
@@ -80,13 +66,10 @@ pub struct SavedAnswer {
 }
 
 impl SavedAnswer {
-    /// The replay for a request with `fingerprint`; the key used for another request is
-    /// 422 `idempotency-key-reused`.
-    pub fn replay_for(self, fingerprint: &Fingerprint) -> Result<Answer, ApiError> {
-        if self.fingerprint != *fingerprint {
-            return Err(ApiError::IdempotencyKeyReused);
-        }
-        Ok(Answer {
+    /// The replay for a request with `fingerprint`; `None` when the key was used for
+    /// another request (422 `idempotency-key-reused`).
+    pub fn replay_for(self, fingerprint: &Fingerprint) -> Option<Answer> {
+        (self.fingerprint == *fingerprint).then_some(Answer {
             stored: self.answer,
             replayed: true,
         })
@@ -148,12 +131,12 @@ mod tests {
             fingerprint: Fingerprint::from_stored("a".into()),
             answer: StoredAnswer::empty(StatusCode::NO_CONTENT, vec![]),
         };
-        assert!(matches!(
+        assert!(
             saved
                 .clone()
-                .replay_for(&Fingerprint::from_stored("b".into())),
-            Err(ApiError::IdempotencyKeyReused)
-        ));
+                .replay_for(&Fingerprint::from_stored("b".into()))
+                .is_none()
+        );
         assert!(
             saved
                 .replay_for(&Fingerprint::from_stored("a".into()))

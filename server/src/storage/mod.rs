@@ -3,6 +3,7 @@
 //! each database lives in its own module (`sqlite`, `postgres`), and the write logic that is the same for every database
 //! (`notes::writes`, `idempotency::execute`) is written once against the traits below.
 
+pub mod error;
 pub mod postgres;
 mod rows;
 pub mod sqlite;
@@ -14,9 +15,9 @@ use std::sync::Arc;
 
 use app::api::{Note, Revision, RevisionKind};
 
-use crate::error::ApiError;
 use crate::records::{Answer, Applied, ClaimTicket, Fingerprint, IdempotencyKey, SavedAnswer};
 
+pub use error::{DbFailure, StorageError, is_busy};
 pub use store::Store;
 
 /// The idempotency side of a database: read a committed answer; run a write under its
@@ -27,7 +28,7 @@ pub trait Backend: Send + Sync {
         &self,
         scope: &str,
         key: &IdempotencyKey,
-    ) -> impl Future<Output = Result<Option<SavedAnswer>, ApiError>> + Send;
+    ) -> impl Future<Output = Result<Option<SavedAnswer>, StorageError>> + Send;
 
     /// In one write transaction: claims the ticket's key (replaying what it holds if
     /// another request finished first), runs `work`, stores its answer with the key
@@ -36,7 +37,7 @@ pub trait Backend: Send + Sync {
         &self,
         ticket: ClaimTicket,
         work: Arc<W>,
-    ) -> impl Future<Output = Result<Answer, ApiError>> + Send;
+    ) -> impl Future<Output = Result<Answer, StorageError>> + Send;
 }
 
 /// What runs inside a claimed write transaction: the write, and the answer to keep with
@@ -51,7 +52,7 @@ pub trait Work: Send + Sync + 'static {
         tx: &mut T,
         scope: &str,
         key: &IdempotencyKey,
-    ) -> impl Future<Output = Result<Applied, ApiError>> + Send;
+    ) -> impl Future<Output = Result<Applied, StorageError>> + Send;
 }
 
 /// A write done earlier under a key, found through the key the write left on what it
@@ -89,28 +90,28 @@ pub trait NoteWrites {
         key: &IdempotencyKey,
         fingerprint: &Fingerprint,
         note: &Note,
-    ) -> impl Future<Output = Result<bool, ApiError>> + Send;
+    ) -> impl Future<Output = Result<bool, StorageError>> + Send;
 
     /// The note a key created, with the fingerprint of the request that created it.
     fn note_created_by(
         &mut self,
         scope: &str,
         key: &IdempotencyKey,
-    ) -> impl Future<Output = Result<Option<(Note, Fingerprint)>, ApiError>> + Send;
+    ) -> impl Future<Output = Result<Option<(Note, Fingerprint)>, StorageError>> + Send;
 
     /// What an earlier write under `key` did, with the fingerprint of its request.
     fn past_write(
         &mut self,
         scope: &str,
         key: &IdempotencyKey,
-    ) -> impl Future<Output = Result<Option<(PastWrite, Fingerprint)>, ApiError>> + Send;
+    ) -> impl Future<Output = Result<Option<(PastWrite, Fingerprint)>, StorageError>> + Send;
 
     /// The note as it is now (in the trash or not), inside the transaction.
     fn note(
         &mut self,
         scope: &str,
         id: &str,
-    ) -> impl Future<Output = Result<Option<Note>, ApiError>> + Send;
+    ) -> impl Future<Output = Result<Option<Note>, StorageError>> + Send;
 
     /// The note's revision at `version`.
     fn revision_at(
@@ -118,7 +119,7 @@ pub trait NoteWrites {
         scope: &str,
         id: &str,
         version: i64,
-    ) -> impl Future<Output = Result<Option<Revision>, ApiError>> + Send;
+    ) -> impl Future<Output = Result<Option<Revision>, StorageError>> + Send;
 
     /// Writes the note's new state (title, body, version, `updated_at`, `trashed_at`) and
     /// the revision that records it.
@@ -127,14 +128,14 @@ pub trait NoteWrites {
         scope: &str,
         note: &Note,
         revision: NewRevision<'_>,
-    ) -> impl Future<Output = Result<(), ApiError>> + Send;
+    ) -> impl Future<Output = Result<(), StorageError>> + Send;
 
     /// Whether `id` was deleted for good.
     fn is_purged(
         &mut self,
         scope: &str,
         id: &str,
-    ) -> impl Future<Output = Result<bool, ApiError>> + Send;
+    ) -> impl Future<Output = Result<bool, StorageError>> + Send;
 
     /// Deletes the note and its revisions for good, leaving a tombstone with the key.
     fn purge(
@@ -144,5 +145,5 @@ pub trait NoteWrites {
         key: &IdempotencyKey,
         fingerprint: &Fingerprint,
         at: &str,
-    ) -> impl Future<Output = Result<(), ApiError>> + Send;
+    ) -> impl Future<Output = Result<(), StorageError>> + Send;
 }

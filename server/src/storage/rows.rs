@@ -3,8 +3,8 @@
 
 use app::api::{Note, Revision, RevisionKind};
 
-use crate::error::ApiError;
 use crate::records::User;
+use crate::storage::StorageError;
 
 /// The columns of a note, in `NoteRow`'s order.
 pub const NOTE_COLUMNS: &str =
@@ -49,9 +49,9 @@ pub struct RevisionRow {
 }
 
 impl TryFrom<RevisionRow> for Revision {
-    type Error = ApiError;
+    type Error = StorageError;
 
-    fn try_from(row: RevisionRow) -> Result<Self, ApiError> {
+    fn try_from(row: RevisionRow) -> Result<Self, StorageError> {
         Ok(Revision {
             version: row.version,
             title: row.title,
@@ -72,7 +72,7 @@ pub fn kind_name(kind: RevisionKind) -> &'static str {
     }
 }
 
-pub fn revision_kind(name: &str) -> Result<RevisionKind, ApiError> {
+pub fn revision_kind(name: &str) -> Result<RevisionKind, StorageError> {
     Ok(match name {
         "create" => RevisionKind::Create,
         "edit" => RevisionKind::Edit,
@@ -80,7 +80,7 @@ pub fn revision_kind(name: &str) -> Result<RevisionKind, ApiError> {
         "trash" => RevisionKind::Trash,
         "restore" => RevisionKind::Restore,
         other => {
-            return Err(ApiError::Internal(anyhow::anyhow!(
+            return Err(StorageError::Other(anyhow::anyhow!(
                 "a revision of unknown kind {other:?}"
             )));
         }

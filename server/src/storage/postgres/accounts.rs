@@ -5,9 +5,9 @@
 use sqlx::Row;
 
 use super::{PgStore, unstorable};
-use crate::error::ApiError;
 use crate::records::SHARED_SCOPE;
 use crate::records::{NewUser, User};
+use crate::storage::StorageError;
 use crate::storage::rows::{SCOPED_TABLES, UserRow};
 
 /// Usernames compare without ASCII case, exactly as SQLite's `COLLATE NOCASE` does (which
@@ -19,10 +19,10 @@ const ASCII_FOLD_PARAM: &str =
     "translate($1, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')";
 
 /// A unique-constraint failure on the usernames: the name is taken.
-fn taken(error: sqlx::Error) -> ApiError {
+fn taken(error: sqlx::Error) -> StorageError {
     match &error {
         sqlx::Error::Database(db) if db.constraint() == Some("users_username_unique") => {
-            ApiError::UsernameTaken
+            StorageError::UsernameTaken
         }
         _ => error.into(),
     }
@@ -31,7 +31,7 @@ fn taken(error: sqlx::Error) -> ApiError {
 async fn insert_user<'e>(
     executor: impl sqlx::PgExecutor<'e>,
     user: &NewUser,
-) -> Result<(), ApiError> {
+) -> Result<(), StorageError> {
     sqlx::query(
         "INSERT INTO users (id, username, password_hash, is_admin, created_at, password_changed_at) \
          VALUES ($1, $2, $3, $4, $5, $5)",
@@ -48,13 +48,13 @@ async fn insert_user<'e>(
 }
 
 impl PgStore {
-    pub async fn user_count(&self) -> Result<i64, ApiError> {
+    pub async fn user_count(&self) -> Result<i64, StorageError> {
         Ok(sqlx::query_scalar("SELECT COUNT(*) FROM users")
             .fetch_one(&self.reader)
             .await?)
     }
 
-    pub async fn setup_done(&self) -> Result<bool, ApiError> {
+    pub async fn setup_done(&self) -> Result<bool, StorageError> {
         let done: Option<i32> = sqlx::query_scalar("SELECT 1 FROM setup WHERE id = 1")
             .fetch_optional(&self.reader)
             .await?;
@@ -64,7 +64,7 @@ impl PgStore {
     /// Makes `user` the first admin, if no one is yet. The setup row goes in first: a
     /// second setup (on any replica) blocks on it, then finds it and gives up — before
     /// touching the users, so even the same username cannot make it fail otherwise.
-    pub async fn create_first_admin(&self, user: &NewUser) -> Result<bool, ApiError> {
+    pub async fn create_first_admin(&self, user: &NewUser) -> Result<bool, StorageError> {
         let mut tx = self.pool.begin().await?;
         let won = sqlx::query(
             "INSERT INTO setup (id, admin_id, done_at) VALUES (1, $1, $2) ON CONFLICT (id) DO NOTHING",
@@ -94,7 +94,7 @@ impl PgStore {
     }
 
     /// Keeps a new setup link's token; the links printed at earlier starts stop working.
-    pub async fn add_setup_token(&self, token_hash: &str, now: &str) -> Result<(), ApiError> {
+    pub async fn add_setup_token(&self, token_hash: &str, now: &str) -> Result<(), StorageError> {
         let mut tx = self.pool.begin().await?;
         sqlx::query("DELETE FROM setup_tokens")
             .execute(&mut *tx)
@@ -108,7 +108,7 @@ impl PgStore {
         Ok(())
     }
 
-    pub async fn setup_token_exists(&self, token_hash: &str) -> Result<bool, ApiError> {
+    pub async fn setup_token_exists(&self, token_hash: &str) -> Result<bool, StorageError> {
         let found: Option<i32> =
             sqlx::query_scalar("SELECT 1 FROM setup_tokens WHERE token_hash = $1")
                 .bind(token_hash)
@@ -117,12 +117,15 @@ impl PgStore {
         Ok(found.is_some())
     }
 
-    pub async fn create_user(&self, user: &NewUser) -> Result<(), ApiError> {
+    pub async fn create_user(&self, user: &NewUser) -> Result<(), StorageError> {
         insert_user(&self.pool, user).await
     }
 
     /// A user and their password hash, by username (any case).
-    pub async fn user_by_name(&self, username: &str) -> Result<Option<(User, String)>, ApiError> {
+    pub async fn user_by_name(
+        &self,
+        username: &str,
+    ) -> Result<Option<(User, String)>, StorageError> {
         self.user_where(
             &format!("{ASCII_FOLD_USERNAME} = {ASCII_FOLD_PARAM}"),
             username,
@@ -130,7 +133,7 @@ impl PgStore {
         .await
     }
 
-    pub async fn user_by_id(&self, id: &str) -> Result<Option<(User, String)>, ApiError> {
+    pub async fn user_by_id(&self, id: &str) -> Result<Option<(User, String)>, StorageError> {
         self.user_where("id = $1", id).await
     }
 
@@ -138,7 +141,7 @@ impl PgStore {
         &self,
         condition: &str,
         value: &str,
-    ) -> Result<Option<(User, String)>, ApiError> {
+    ) -> Result<Option<(User, String)>, StorageError> {
         if unstorable(value) {
             return Ok(None);
         }
@@ -157,7 +160,7 @@ impl PgStore {
         .map_err(|e: sqlx::Error| e.into())
     }
 
-    pub async fn list_users(&self) -> Result<Vec<User>, ApiError> {
+    pub async fn list_users(&self) -> Result<Vec<User>, StorageError> {
         let rows: Vec<UserRow> = sqlx::query_as(
             "SELECT id, username, is_admin, disabled_at, created_at FROM users \
              ORDER BY created_at, username",
@@ -172,7 +175,7 @@ impl PgStore {
         &self,
         id: &str,
         disabled_at: Option<&str>,
-    ) -> Result<bool, ApiError> {
+    ) -> Result<bool, StorageError> {
         if unstorable(id) {
             return Ok(false);
         }
@@ -194,7 +197,7 @@ impl PgStore {
     }
 
     /// A new password: every session of the user ends.
-    pub async fn set_password(&self, id: &str, hash: &str, now: &str) -> Result<(), ApiError> {
+    pub async fn set_password(&self, id: &str, hash: &str, now: &str) -> Result<(), StorageError> {
         let mut tx = self.pool.begin().await?;
         sqlx::query("UPDATE users SET password_hash = $1, password_changed_at = $2 WHERE id = $3")
             .bind(hash)
@@ -216,7 +219,7 @@ impl PgStore {
         created_by: &str,
         now: &str,
         expires_at: &str,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), StorageError> {
         sqlx::query(
             "INSERT INTO invitations (token_hash, created_by, created_at, expires_at) \
              VALUES ($1, $2, $3, $4)",
@@ -237,7 +240,7 @@ impl PgStore {
         &self,
         token_hash: &str,
         user: &NewUser,
-    ) -> Result<bool, ApiError> {
+    ) -> Result<bool, StorageError> {
         let mut tx = self.pool.begin().await?;
         let taken = sqlx::query(
             "UPDATE invitations SET used_at = $1, used_by = $2 \
@@ -259,7 +262,7 @@ impl PgStore {
     }
 
     /// Whether an invitation can still be used, read without the write lock.
-    pub async fn invitation_open(&self, token_hash: &str, now: &str) -> Result<bool, ApiError> {
+    pub async fn invitation_open(&self, token_hash: &str, now: &str) -> Result<bool, StorageError> {
         let found: Option<i32> = sqlx::query_scalar(
             "SELECT 1 FROM invitations WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2",
         )

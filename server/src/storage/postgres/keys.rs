@@ -8,10 +8,10 @@ use sqlx::{Postgres, Transaction};
 
 use super::PgStore;
 use super::note_writes::PgTx;
-use crate::error::ApiError;
 use crate::records::{
     Answer, ClaimTicket, Fingerprint, IdempotencyKey, NextAction, SavedAnswer, StoredAnswer,
 };
+use crate::storage::StorageError;
 use crate::storage::{Backend, Work};
 
 /// How many times a write whose transaction PostgreSQL aborted for a conflict with
@@ -24,16 +24,22 @@ impl Backend for PgStore {
         &self,
         scope: &str,
         key: &IdempotencyKey,
-    ) -> Result<Option<SavedAnswer>, ApiError> {
+    ) -> Result<Option<SavedAnswer>, StorageError> {
         saved_answer(&self.reader, scope, key).await
     }
 
-    async fn write<W: Work>(&self, ticket: ClaimTicket, work: Arc<W>) -> Result<Answer, ApiError> {
+    async fn write<W: Work>(
+        &self,
+        ticket: ClaimTicket,
+        work: Arc<W>,
+    ) -> Result<Answer, StorageError> {
         let mut conflicts = 0;
         loop {
             let attempt = async {
                 match self.claim(&ticket).await? {
-                    NextAction::ReturnSaved(saved) => saved.replay_for(&ticket.fingerprint),
+                    NextAction::ReturnSaved(saved) => saved
+                        .replay_for(&ticket.fingerprint)
+                        .ok_or(StorageError::KeyReused),
                     NextAction::Start(mut tx) => {
                         let applied = work.run(&mut tx, &ticket.scope, &ticket.key).await?;
                         self.store_answer(tx, &ticket, &applied.answer).await?;
@@ -43,11 +49,11 @@ impl Backend for PgStore {
             };
             match attempt.await {
                 // Nothing of the aborted attempt was kept: run it again.
-                Err(ApiError::TransactionConflict) if conflicts < CONFLICT_RETRIES => {
+                Err(StorageError::Conflict) if conflicts < CONFLICT_RETRIES => {
                     conflicts += 1;
                     tracing::info!(key = %ticket.key, conflicts, "transaction conflict; running the write again");
                 }
-                Err(ApiError::TransactionConflict) => return Err(ApiError::Busy),
+                Err(StorageError::Conflict) => return Err(StorageError::Busy),
                 other => return other,
             }
         }
@@ -56,7 +62,7 @@ impl Backend for PgStore {
 
 impl PgStore {
     /// A write transaction whose lock waits are bounded by `key_wait`.
-    async fn begin_write(&self) -> Result<Transaction<'static, Postgres>, ApiError> {
+    async fn begin_write(&self) -> Result<Transaction<'static, Postgres>, StorageError> {
         let mut tx = self.pool.begin().await?;
         // SET does not take parameters; the value is a number this server formats.
         sqlx::query(&format!(
@@ -69,7 +75,7 @@ impl PgStore {
     }
 
     /// Begins a write transaction and claims the key in it.
-    async fn claim(&self, ticket: &ClaimTicket) -> Result<NextAction<PgTx>, ApiError> {
+    async fn claim(&self, ticket: &ClaimTicket) -> Result<NextAction<PgTx>, StorageError> {
         let mut tx = self.begin_write().await?;
         // The claim: blocks while another transaction holds an uncommitted claim on the
         // key; does nothing when a committed one exists.
@@ -90,9 +96,9 @@ impl PgStore {
             let lock_timeout = matches!(&error, sqlx::Error::Database(db) if db.code().as_deref() == Some("55P03"));
             if lock_timeout {
                 // Waited `key_wait` for the other request with this key: it is still running.
-                ApiError::IdempotencyKeyInUse
+                StorageError::KeyInUse
             } else {
-                ApiError::from(error)
+                StorageError::from(error)
             }
         })?
         .rows_affected();
@@ -105,7 +111,7 @@ impl PgStore {
         match saved {
             Some(saved) => Ok(NextAction::ReturnSaved(saved)),
             // Swept between the two statements: the client retries with the same key.
-            None => Err(ApiError::TransactionConflict),
+            None => Err(StorageError::Conflict),
         }
     }
 
@@ -115,7 +121,7 @@ impl PgStore {
         tx: PgTx,
         ticket: &ClaimTicket,
         answer: &StoredAnswer,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), StorageError> {
         let mut tx = tx.0;
         let stored = sqlx::query(
             "UPDATE idempotency_keys SET response_status = $3, response_headers = $4, \
@@ -132,7 +138,7 @@ impl PgStore {
         if stored != 1 {
             // The claim is gone from under this transaction: commit nothing.
             tx.rollback().await?;
-            return Err(ApiError::Internal(anyhow::anyhow!(
+            return Err(StorageError::Other(anyhow::anyhow!(
                 "the claim on key {} was not found when its answer was stored",
                 ticket.key
             )));
@@ -146,7 +152,7 @@ async fn saved_answer<'e>(
     executor: impl sqlx::PgExecutor<'e>,
     scope: &str,
     key: &IdempotencyKey,
-) -> Result<Option<SavedAnswer>, ApiError> {
+) -> Result<Option<SavedAnswer>, StorageError> {
     let row: Option<(String, i32, String, Vec<u8>)> = sqlx::query_as(
         "SELECT request_fingerprint, response_status, response_headers, response_body \
          FROM idempotency_keys WHERE scope = $1 AND idempotency_key = $2 AND response_status > 0",

@@ -6,8 +6,8 @@ use sqlx::{Postgres, Transaction};
 
 use super::search::{SEARCH_DOCUMENT, search_parts};
 use super::unstorable;
-use crate::error::ApiError;
 use crate::records::{Fingerprint, IdempotencyKey};
+use crate::storage::StorageError;
 use crate::storage::rows::{NOTE_COLUMNS, NoteRow, RevisionRow, kind_name, revision_kind};
 use crate::storage::{NewRevision, NoteWrites, PastWrite};
 
@@ -21,7 +21,7 @@ impl NoteWrites for PgTx {
         key: &IdempotencyKey,
         fingerprint: &Fingerprint,
         note: &Note,
-    ) -> Result<bool, ApiError> {
+    ) -> Result<bool, StorageError> {
         if !insert_note(&mut *self.0, scope, key, fingerprint, note).await? {
             return Ok(false);
         }
@@ -44,7 +44,7 @@ impl NoteWrites for PgTx {
         &mut self,
         scope: &str,
         key: &IdempotencyKey,
-    ) -> Result<Option<(Note, Fingerprint)>, ApiError> {
+    ) -> Result<Option<(Note, Fingerprint)>, StorageError> {
         #[derive(sqlx::FromRow)]
         struct Row {
             #[sqlx(flatten)]
@@ -71,7 +71,7 @@ impl NoteWrites for PgTx {
         &mut self,
         scope: &str,
         key: &IdempotencyKey,
-    ) -> Result<Option<(PastWrite, Fingerprint)>, ApiError> {
+    ) -> Result<Option<(PastWrite, Fingerprint)>, StorageError> {
         let revision: Option<(String, String, String)> = sqlx::query_as(
             "SELECT note_id, kind, request_fingerprint FROM revisions \
              WHERE scope = $1 AND idempotency_key = $2",
@@ -125,7 +125,7 @@ impl NoteWrites for PgTx {
     }
 
     /// The note, locked until the transaction ends: a write on another replica waits.
-    async fn note(&mut self, scope: &str, id: &str) -> Result<Option<Note>, ApiError> {
+    async fn note(&mut self, scope: &str, id: &str) -> Result<Option<Note>, StorageError> {
         if unstorable(id) {
             return Ok(None);
         }
@@ -144,7 +144,7 @@ impl NoteWrites for PgTx {
         scope: &str,
         id: &str,
         version: i64,
-    ) -> Result<Option<Revision>, ApiError> {
+    ) -> Result<Option<Revision>, StorageError> {
         let row: Option<RevisionRow> = sqlx::query_as(
             "SELECT version, title, body, created_at, kind FROM revisions \
              WHERE scope = $1 AND note_id = $2 AND version = $3",
@@ -162,7 +162,7 @@ impl NoteWrites for PgTx {
         scope: &str,
         note: &Note,
         revision: NewRevision<'_>,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), StorageError> {
         let (title, body, cjk) = search_parts(note);
         sqlx::query(&format!(
             "UPDATE notes SET title = $4, body = $5, version = $6, updated_at = $7, \
@@ -184,7 +184,7 @@ impl NoteWrites for PgTx {
         insert_revision(&mut self.0, scope, note, revision).await
     }
 
-    async fn is_purged(&mut self, scope: &str, id: &str) -> Result<bool, ApiError> {
+    async fn is_purged(&mut self, scope: &str, id: &str) -> Result<bool, StorageError> {
         if unstorable(id) {
             return Ok(false);
         }
@@ -204,7 +204,7 @@ impl NoteWrites for PgTx {
         key: &IdempotencyKey,
         fingerprint: &Fingerprint,
         at: &str,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), StorageError> {
         purge_note(&mut self.0, scope, id, Some(key), Some(fingerprint), at).await
     }
 }
@@ -217,7 +217,7 @@ pub(super) async fn purge_note(
     key: Option<&IdempotencyKey>,
     fingerprint: Option<&Fingerprint>,
     at: &str,
-) -> Result<(), ApiError> {
+) -> Result<(), StorageError> {
     // Every key that wrote to the note, kept past the note (see `PastWrite::Deleted`).
     sqlx::query(
         "INSERT INTO purged_keys (scope, idempotency_key, note_id, kind, request_fingerprint, purged_at) \
@@ -253,7 +253,7 @@ async fn insert_revision(
     scope: &str,
     note: &Note,
     revision: NewRevision<'_>,
-) -> Result<(), ApiError> {
+) -> Result<(), StorageError> {
     sqlx::query(
         "INSERT INTO revisions (scope, note_id, version, kind, title, body, created_at, \
          idempotency_key, request_fingerprint) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
@@ -279,7 +279,7 @@ pub(in crate::storage) async fn insert_note<'e>(
     key: &IdempotencyKey,
     fingerprint: &Fingerprint,
     note: &Note,
-) -> Result<bool, ApiError> {
+) -> Result<bool, StorageError> {
     let (title, body, cjk) = search_parts(note);
     let inserted = sqlx::query(&format!(
         "INSERT INTO notes (id, scope, idempotency_key, request_fingerprint, title, body, \
@@ -318,7 +318,7 @@ impl super::PgStore {
         key: &IdempotencyKey,
         fingerprint: &Fingerprint,
         note: &Note,
-    ) -> Result<bool, ApiError> {
+    ) -> Result<bool, StorageError> {
         insert_note(&self.pool, scope, key, fingerprint, note).await
     }
 }

@@ -4,8 +4,8 @@
 use app::api::{Note, NotesPage, Revision};
 
 use super::{PgStore, unstorable};
-use crate::error::ApiError;
 use crate::records::cursor::{Cursor, Order};
+use crate::storage::StorageError;
 use crate::storage::rows::{NOTE_COLUMNS, NoteRow, RevisionRow};
 
 impl PgStore {
@@ -14,7 +14,7 @@ impl PgStore {
         scope: &str,
         limit: u32,
         cursor: Option<&Cursor>,
-    ) -> Result<NotesPage, ApiError> {
+    ) -> Result<NotesPage, StorageError> {
         let fetch = i64::from(limit) + 1;
         let rows: Vec<NoteRow> = match cursor {
             None => {
@@ -49,7 +49,7 @@ impl PgStore {
         scope: &str,
         limit: u32,
         cursor: Option<&Cursor>,
-    ) -> Result<NotesPage, ApiError> {
+    ) -> Result<NotesPage, StorageError> {
         let fetch = i64::from(limit) + 1;
         let rows: Vec<NoteRow> =
             match cursor {
@@ -80,7 +80,7 @@ impl PgStore {
         &self,
         scope: &str,
         id: &str,
-    ) -> Result<Option<Vec<Revision>>, ApiError> {
+    ) -> Result<Option<Vec<Revision>>, StorageError> {
         if unstorable(id) {
             return Ok(None);
         }
@@ -101,7 +101,7 @@ impl PgStore {
             .map(Some)
     }
 
-    pub async fn get_note(&self, scope: &str, id: &str) -> Result<Option<Note>, ApiError> {
+    pub async fn get_note(&self, scope: &str, id: &str) -> Result<Option<Note>, StorageError> {
         if unstorable(id) {
             return Ok(None);
         }
@@ -115,7 +115,7 @@ impl PgStore {
         Ok(row.map(Note::from))
     }
 
-    pub async fn all_notes(&self, scope: &str) -> Result<Vec<Note>, ApiError> {
+    pub async fn all_notes(&self, scope: &str) -> Result<Vec<Note>, StorageError> {
         let rows: Vec<NoteRow> = sqlx::query_as(&format!(
             "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = $1 ORDER BY created_at, id"
         ))

@@ -10,7 +10,7 @@ use super::PgStore;
 use super::search::{SEARCH_DOCUMENT, search_parts_of};
 use super::sweeps::SWEEP_BATCH;
 use crate::config::{Config, redacted};
-use crate::error::ApiError;
+use crate::storage::StorageError;
 
 impl PgStore {
     /// Connects and migrates (under sqlx's advisory lock: replicas starting together
@@ -59,7 +59,7 @@ impl PgStore {
         })
     }
 
-    pub async fn ping(&self) -> Result<(), ApiError> {
+    pub async fn ping(&self) -> Result<(), StorageError> {
         sqlx::query_scalar::<_, i32>("SELECT 1")
             .fetch_one(&self.reader)
             .await?;

@@ -4,7 +4,7 @@
 use app::api::Note;
 
 use super::PgStore;
-use crate::error::ApiError;
+use crate::storage::StorageError;
 use crate::storage::rows::{NOTE_COLUMNS, NoteRow};
 use crate::text::cjk;
 use crate::text::document;
@@ -50,7 +50,7 @@ impl PgStore {
         query: &SearchQuery,
         limit: u32,
         offset: u32,
-    ) -> Result<Vec<Note>, ApiError> {
+    ) -> Result<Vec<Note>, StorageError> {
         // The title weighs ten times the body and the bigrams; the rank is divided by
         // 1 + log(length) so a long note does not win by its length alone (as bm25 does on
         // SQLite); ties go to the newer note.

@@ -2,8 +2,8 @@
 //! at sign-out.
 
 use super::PgStore;
-use crate::error::ApiError;
 use crate::records::Viewer;
+use crate::storage::StorageError;
 
 impl PgStore {
     pub async fn create_session(
@@ -12,7 +12,7 @@ impl PgStore {
         user_id: &str,
         now: &str,
         expires_at: &str,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), StorageError> {
         sqlx::query(
             "INSERT INTO sessions (token_hash, user_id, created_at, last_seen_at, expires_at) \
              VALUES ($1, $2, $3, $3, $4)",
@@ -31,7 +31,7 @@ impl PgStore {
         &self,
         token_hash: &str,
         now: &str,
-    ) -> Result<Option<(Viewer, String)>, ApiError> {
+    ) -> Result<Option<(Viewer, String)>, StorageError> {
         let row: Option<(String, String, bool, String)> = sqlx::query_as(
             "SELECT u.id, u.username, u.is_admin, s.last_seen_at FROM sessions s \
              JOIN users u ON u.id = s.user_id \
@@ -60,7 +60,7 @@ impl PgStore {
         token_hash: &str,
         now: &str,
         expires_at: &str,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), StorageError> {
         sqlx::query("UPDATE sessions SET last_seen_at = $1, expires_at = $2 WHERE token_hash = $3")
             .bind(now)
             .bind(expires_at)
@@ -70,7 +70,7 @@ impl PgStore {
         Ok(())
     }
 
-    pub async fn delete_session(&self, token_hash: &str) -> Result<(), ApiError> {
+    pub async fn delete_session(&self, token_hash: &str) -> Result<(), StorageError> {
         sqlx::query("DELETE FROM sessions WHERE token_hash = $1")
             .bind(token_hash)
             .execute(&self.pool)

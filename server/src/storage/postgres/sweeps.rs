@@ -5,13 +5,13 @@ use sqlx::postgres::PgPool;
 
 use super::PgStore;
 use super::note_writes::purge_note;
-use crate::error::ApiError;
+use crate::storage::StorageError;
 
 /// Rows a sweep takes in one transaction.
 pub(super) const SWEEP_BATCH: i64 = 500;
 
 impl PgStore {
-    pub async fn empty_trash_before(&self, cutoff: &str, now: &str) -> Result<u64, ApiError> {
+    pub async fn empty_trash_before(&self, cutoff: &str, now: &str) -> Result<u64, StorageError> {
         let mut emptied = 0;
         loop {
             let mut tx = self.pool.begin().await?;
@@ -34,7 +34,7 @@ impl PgStore {
         }
     }
 
-    pub async fn sweep_expired(&self, now: &str) -> Result<u64, ApiError> {
+    pub async fn sweep_expired(&self, now: &str) -> Result<u64, StorageError> {
         sweep(
             &self.pool,
             "DELETE FROM idempotency_keys WHERE ctid IN (SELECT ctid FROM idempotency_keys \
@@ -44,7 +44,7 @@ impl PgStore {
         .await
     }
 
-    pub async fn sweep_tombstones(&self, cutoff: &str) -> Result<u64, ApiError> {
+    pub async fn sweep_tombstones(&self, cutoff: &str) -> Result<u64, StorageError> {
         let mut deleted = 0;
         for table in ["purged_keys", "tombstones"] {
             deleted += sweep(
@@ -60,7 +60,7 @@ impl PgStore {
         Ok(deleted)
     }
 
-    pub async fn sweep_sessions(&self, now: &str) -> Result<u64, ApiError> {
+    pub async fn sweep_sessions(&self, now: &str) -> Result<u64, StorageError> {
         sweep(
             &self.pool,
             "DELETE FROM sessions WHERE ctid IN (SELECT ctid FROM sessions \
@@ -70,7 +70,7 @@ impl PgStore {
         .await
     }
 
-    pub async fn sweep_limits(&self, now: &str, cutoff: &str) -> Result<u64, ApiError> {
+    pub async fn sweep_limits(&self, now: &str, cutoff: &str) -> Result<u64, StorageError> {
         Ok(sqlx::query(
             "DELETE FROM sign_in_limits WHERE window_started_at < $2 \
              AND (locked_until IS NULL OR locked_until <= $1)",
@@ -85,7 +85,7 @@ impl PgStore {
 
 /// Deletes rows a `DELETE … WHERE ctid IN (… LIMIT $2 FOR UPDATE SKIP LOCKED)` picks,
 /// batch after batch, until a batch comes back short.
-async fn sweep(pool: &PgPool, statement: &str, now: &str) -> Result<u64, ApiError> {
+async fn sweep(pool: &PgPool, statement: &str, now: &str) -> Result<u64, StorageError> {
     let mut deleted = 0;
     loop {
         let batch = sqlx::query(statement)

@@ -4,17 +4,17 @@
 use sqlx::Row;
 
 use super::SqliteStore;
-use crate::error::ApiError;
 use crate::records::SHARED_SCOPE;
 use crate::records::{NewUser, User};
+use crate::storage::StorageError;
 use crate::storage::rows::SCOPED_TABLES;
 use crate::storage::rows::UserRow;
 
 /// A unique-constraint failure on the usernames: the name is taken.
-fn taken(error: sqlx::Error) -> ApiError {
+fn taken(error: sqlx::Error) -> StorageError {
     match &error {
         sqlx::Error::Database(db) if db.message().contains("users.username") => {
-            ApiError::UsernameTaken
+            StorageError::UsernameTaken
         }
         _ => error.into(),
     }
@@ -23,7 +23,7 @@ fn taken(error: sqlx::Error) -> ApiError {
 async fn insert_user<'e>(
     executor: impl sqlx::SqliteExecutor<'e>,
     user: &NewUser,
-) -> Result<(), ApiError> {
+) -> Result<(), StorageError> {
     sqlx::query(
         "INSERT INTO users (id, username, password_hash, is_admin, created_at, password_changed_at) \
          VALUES (?, ?, ?, ?, ?, ?)",
@@ -41,13 +41,13 @@ async fn insert_user<'e>(
 }
 
 impl SqliteStore {
-    pub async fn user_count(&self) -> Result<i64, ApiError> {
+    pub async fn user_count(&self) -> Result<i64, StorageError> {
         Ok(sqlx::query_scalar("SELECT COUNT(*) FROM users")
             .fetch_one(&self.reader)
             .await?)
     }
 
-    pub async fn setup_done(&self) -> Result<bool, ApiError> {
+    pub async fn setup_done(&self) -> Result<bool, StorageError> {
         let done: Option<i64> = sqlx::query_scalar("SELECT 1 FROM setup WHERE id = 1")
             .fetch_optional(&self.reader)
             .await?;
@@ -57,7 +57,7 @@ impl SqliteStore {
     /// Makes `user` the first admin, if no one is yet: the user, the setup row and the
     /// notes from before accounts move to them, in one transaction. False if another
     /// setup won.
-    pub async fn create_first_admin(&self, user: &NewUser) -> Result<bool, ApiError> {
+    pub async fn create_first_admin(&self, user: &NewUser) -> Result<bool, StorageError> {
         let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
         let done: Option<i64> = sqlx::query_scalar("SELECT 1 FROM setup WHERE id = 1")
             .fetch_optional(&mut *tx)
@@ -86,7 +86,7 @@ impl SqliteStore {
     }
 
     /// Keeps a new setup link's token; the links printed at earlier starts stop working.
-    pub async fn add_setup_token(&self, token_hash: &str, now: &str) -> Result<(), ApiError> {
+    pub async fn add_setup_token(&self, token_hash: &str, now: &str) -> Result<(), StorageError> {
         let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
         sqlx::query("DELETE FROM setup_tokens")
             .execute(&mut *tx)
@@ -100,7 +100,7 @@ impl SqliteStore {
         Ok(())
     }
 
-    pub async fn setup_token_exists(&self, token_hash: &str) -> Result<bool, ApiError> {
+    pub async fn setup_token_exists(&self, token_hash: &str) -> Result<bool, StorageError> {
         let found: Option<i64> =
             sqlx::query_scalar("SELECT 1 FROM setup_tokens WHERE token_hash = ?")
                 .bind(token_hash)
@@ -109,16 +109,19 @@ impl SqliteStore {
         Ok(found.is_some())
     }
 
-    pub async fn create_user(&self, user: &NewUser) -> Result<(), ApiError> {
+    pub async fn create_user(&self, user: &NewUser) -> Result<(), StorageError> {
         insert_user(&self.writer, user).await
     }
 
     /// A user and their password hash, by username (any case).
-    pub async fn user_by_name(&self, username: &str) -> Result<Option<(User, String)>, ApiError> {
+    pub async fn user_by_name(
+        &self,
+        username: &str,
+    ) -> Result<Option<(User, String)>, StorageError> {
         self.user_where("username = ?", username).await
     }
 
-    pub async fn user_by_id(&self, id: &str) -> Result<Option<(User, String)>, ApiError> {
+    pub async fn user_by_id(&self, id: &str) -> Result<Option<(User, String)>, StorageError> {
         self.user_where("id = ?", id).await
     }
 
@@ -126,7 +129,7 @@ impl SqliteStore {
         &self,
         condition: &str,
         value: &str,
-    ) -> Result<Option<(User, String)>, ApiError> {
+    ) -> Result<Option<(User, String)>, StorageError> {
         let row = sqlx::query(&format!(
             "SELECT id, username, is_admin, disabled_at, created_at, password_hash FROM users WHERE {condition}"
         ))
@@ -142,7 +145,7 @@ impl SqliteStore {
         .map_err(|e: sqlx::Error| e.into())
     }
 
-    pub async fn list_users(&self) -> Result<Vec<User>, ApiError> {
+    pub async fn list_users(&self) -> Result<Vec<User>, StorageError> {
         let rows: Vec<UserRow> = sqlx::query_as(
             "SELECT id, username, is_admin, disabled_at, created_at FROM users ORDER BY created_at, username",
         )
@@ -156,7 +159,7 @@ impl SqliteStore {
         &self,
         id: &str,
         disabled_at: Option<&str>,
-    ) -> Result<bool, ApiError> {
+    ) -> Result<bool, StorageError> {
         let mut tx = self.writer.begin().await?;
         let changed = sqlx::query("UPDATE users SET disabled_at = ? WHERE id = ?")
             .bind(disabled_at)
@@ -175,7 +178,7 @@ impl SqliteStore {
     }
 
     /// A new password: every session of the user ends.
-    pub async fn set_password(&self, id: &str, hash: &str, now: &str) -> Result<(), ApiError> {
+    pub async fn set_password(&self, id: &str, hash: &str, now: &str) -> Result<(), StorageError> {
         let mut tx = self.writer.begin().await?;
         sqlx::query("UPDATE users SET password_hash = ?, password_changed_at = ? WHERE id = ?")
             .bind(hash)
@@ -197,7 +200,7 @@ impl SqliteStore {
         created_by: &str,
         now: &str,
         expires_at: &str,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), StorageError> {
         sqlx::query(
             "INSERT INTO invitations (token_hash, created_by, created_at, expires_at) VALUES (?, ?, ?, ?)",
         )
@@ -215,7 +218,7 @@ impl SqliteStore {
         &self,
         token_hash: &str,
         user: &NewUser,
-    ) -> Result<bool, ApiError> {
+    ) -> Result<bool, StorageError> {
         let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
         let taken = sqlx::query(
             "UPDATE invitations SET used_at = ?, used_by = ? \
@@ -237,7 +240,7 @@ impl SqliteStore {
     }
 
     /// Whether an invitation can still be used, read without the write lock.
-    pub async fn invitation_open(&self, token_hash: &str, now: &str) -> Result<bool, ApiError> {
+    pub async fn invitation_open(&self, token_hash: &str, now: &str) -> Result<bool, StorageError> {
         let found: Option<i32> = sqlx::query_scalar(
             "SELECT 1 FROM invitations WHERE token_hash = ?1 AND used_at IS NULL AND expires_at > ?2",
         )

@@ -7,8 +7,8 @@ use sqlx::SqliteConnection;
 
 use super::SqliteStore;
 use super::note_writes::SqliteTx;
-use crate::error::ApiError;
 use crate::records::{Answer, ClaimTicket, Fingerprint, IdempotencyKey, SavedAnswer, StoredAnswer};
+use crate::storage::StorageError;
 use crate::storage::{Backend, Work};
 
 impl Backend for SqliteStore {
@@ -16,11 +16,15 @@ impl Backend for SqliteStore {
         &self,
         scope: &str,
         key: &IdempotencyKey,
-    ) -> Result<Option<SavedAnswer>, ApiError> {
+    ) -> Result<Option<SavedAnswer>, StorageError> {
         saved_answer(&self.reader, scope, key).await
     }
 
-    async fn write<W: Work>(&self, ticket: ClaimTicket, work: Arc<W>) -> Result<Answer, ApiError> {
+    async fn write<W: Work>(
+        &self,
+        ticket: ClaimTicket,
+        work: Arc<W>,
+    ) -> Result<Answer, StorageError> {
         self.writes
             .write(Box::new(move |connection| {
                 Box::pin(async move {
@@ -29,7 +33,9 @@ impl Backend for SqliteStore {
                     if let Some(saved) =
                         saved_answer(&mut *connection, &ticket.scope, &ticket.key).await?
                     {
-                        return saved.replay_for(&ticket.fingerprint);
+                        return saved
+                            .replay_for(&ticket.fingerprint)
+                            .ok_or(StorageError::KeyReused);
                     }
                     let applied = work
                         .run(&mut SqliteTx(&mut *connection), &ticket.scope, &ticket.key)
@@ -47,7 +53,7 @@ async fn store_answer(
     connection: &mut SqliteConnection,
     ticket: &ClaimTicket,
     answer: &StoredAnswer,
-) -> Result<(), ApiError> {
+) -> Result<(), StorageError> {
     sqlx::query(
         "INSERT INTO idempotency_keys (scope, idempotency_key, request_fingerprint, \
          response_status, response_headers, response_body, created_at, expires_at) \
@@ -70,7 +76,7 @@ async fn saved_answer<'e>(
     executor: impl sqlx::SqliteExecutor<'e>,
     scope: &str,
     key: &IdempotencyKey,
-) -> Result<Option<SavedAnswer>, ApiError> {
+) -> Result<Option<SavedAnswer>, StorageError> {
     let row: Option<(String, i64, String, Vec<u8>)> = sqlx::query_as(
         "SELECT request_fingerprint, response_status, response_headers, response_body \
          FROM idempotency_keys WHERE scope = ? AND idempotency_key = ?",

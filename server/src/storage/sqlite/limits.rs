@@ -1,7 +1,7 @@
 //! The sign-in limits on SQLite: attempts counted in buckets, locks and refunds.
 
 use super::SqliteStore;
-use crate::error::ApiError;
+use crate::storage::StorageError;
 
 impl SqliteStore {
     /// Counts an attempt in a limit's bucket in one statement (see `Store::take_attempt`):
@@ -13,7 +13,7 @@ impl SqliteStore {
         cutoff: &str,
         max: i64,
         lock_until: &str,
-    ) -> Result<(i64, Option<String>), ApiError> {
+    ) -> Result<(i64, Option<String>), StorageError> {
         Ok(sqlx::query_as(
             "INSERT INTO sign_in_limits (bucket, failures, window_started_at) VALUES (?1, 1, ?2) \
              ON CONFLICT (bucket) DO UPDATE SET \
@@ -38,7 +38,7 @@ impl SqliteStore {
         .await?)
     }
 
-    pub async fn lock_bucket(&self, bucket: &str, until: &str) -> Result<(), ApiError> {
+    pub async fn lock_bucket(&self, bucket: &str, until: &str) -> Result<(), StorageError> {
         sqlx::query("UPDATE sign_in_limits SET locked_until = ?1 WHERE bucket = ?2")
             .bind(until)
             .bind(bucket)
@@ -47,7 +47,7 @@ impl SqliteStore {
         Ok(())
     }
 
-    pub async fn refund_attempt(&self, bucket: &str) -> Result<(), ApiError> {
+    pub async fn refund_attempt(&self, bucket: &str) -> Result<(), StorageError> {
         sqlx::query(
             "UPDATE sign_in_limits SET failures = failures - 1 WHERE bucket = ?1 AND failures > 0",
         )
@@ -57,7 +57,7 @@ impl SqliteStore {
         Ok(())
     }
 
-    pub async fn reset_attempts(&self, bucket: &str, now: &str) -> Result<(), ApiError> {
+    pub async fn reset_attempts(&self, bucket: &str, now: &str) -> Result<(), StorageError> {
         sqlx::query(
             "UPDATE sign_in_limits SET failures = 0 \
              WHERE bucket = ?1 AND (locked_until IS NULL OR locked_until <= ?2)",

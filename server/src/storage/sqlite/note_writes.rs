@@ -6,8 +6,8 @@ use sqlx::SqliteConnection;
 
 use super::notes::note_by_id;
 use super::search::cjk_of;
-use crate::error::ApiError;
 use crate::records::{Fingerprint, IdempotencyKey};
+use crate::storage::StorageError;
 use crate::storage::rows::{NOTE_COLUMNS, NoteRow, RevisionRow, kind_name, revision_kind};
 use crate::storage::{NewRevision, NoteWrites, PastWrite};
 
@@ -21,7 +21,7 @@ impl NoteWrites for SqliteTx<'_> {
         key: &IdempotencyKey,
         fingerprint: &Fingerprint,
         note: &Note,
-    ) -> Result<bool, ApiError> {
+    ) -> Result<bool, StorageError> {
         if !insert_note(&mut *self.0, scope, key, fingerprint, note).await? {
             return Ok(false);
         }
@@ -44,7 +44,7 @@ impl NoteWrites for SqliteTx<'_> {
         &mut self,
         scope: &str,
         key: &IdempotencyKey,
-    ) -> Result<Option<(Note, Fingerprint)>, ApiError> {
+    ) -> Result<Option<(Note, Fingerprint)>, StorageError> {
         #[derive(sqlx::FromRow)]
         struct Row {
             #[sqlx(flatten)]
@@ -71,7 +71,7 @@ impl NoteWrites for SqliteTx<'_> {
         &mut self,
         scope: &str,
         key: &IdempotencyKey,
-    ) -> Result<Option<(PastWrite, Fingerprint)>, ApiError> {
+    ) -> Result<Option<(PastWrite, Fingerprint)>, StorageError> {
         let revision: Option<(String, String, String)> = sqlx::query_as(
             "SELECT note_id, kind, request_fingerprint FROM revisions \
              WHERE scope = ? AND idempotency_key = ?",
@@ -124,7 +124,7 @@ impl NoteWrites for SqliteTx<'_> {
             .transpose()
     }
 
-    async fn note(&mut self, scope: &str, id: &str) -> Result<Option<Note>, ApiError> {
+    async fn note(&mut self, scope: &str, id: &str) -> Result<Option<Note>, StorageError> {
         note_by_id(&mut *self.0, scope, id).await
     }
 
@@ -133,7 +133,7 @@ impl NoteWrites for SqliteTx<'_> {
         scope: &str,
         id: &str,
         version: i64,
-    ) -> Result<Option<Revision>, ApiError> {
+    ) -> Result<Option<Revision>, StorageError> {
         let row: Option<RevisionRow> = sqlx::query_as(
             "SELECT version, title, body, created_at, kind FROM revisions \
              WHERE scope = ? AND note_id = ? AND version = ?",
@@ -151,7 +151,7 @@ impl NoteWrites for SqliteTx<'_> {
         scope: &str,
         note: &Note,
         revision: NewRevision<'_>,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), StorageError> {
         sqlx::query(
             "UPDATE notes SET title = ?, body = ?, cjk = ?, version = ?, updated_at = ?, \
              trashed_at = ? WHERE scope = ? AND id = ?",
@@ -169,7 +169,7 @@ impl NoteWrites for SqliteTx<'_> {
         insert_revision(self.0, scope, note, revision).await
     }
 
-    async fn is_purged(&mut self, scope: &str, id: &str) -> Result<bool, ApiError> {
+    async fn is_purged(&mut self, scope: &str, id: &str) -> Result<bool, StorageError> {
         let found: Option<i64> =
             sqlx::query_scalar("SELECT 1 FROM tombstones WHERE scope = ? AND note_id = ?")
                 .bind(scope)
@@ -186,7 +186,7 @@ impl NoteWrites for SqliteTx<'_> {
         key: &IdempotencyKey,
         fingerprint: &Fingerprint,
         at: &str,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), StorageError> {
         purge_note(self.0, scope, id, Some(key), Some(fingerprint), at).await
     }
 }
@@ -199,7 +199,7 @@ pub(super) async fn purge_note(
     key: Option<&IdempotencyKey>,
     fingerprint: Option<&Fingerprint>,
     at: &str,
-) -> Result<(), ApiError> {
+) -> Result<(), StorageError> {
     // Every key that wrote to the note, kept past the note (see `PastWrite::Deleted`).
     sqlx::query(
         "INSERT INTO purged_keys (scope, idempotency_key, note_id, kind, request_fingerprint, purged_at) \
@@ -235,7 +235,7 @@ async fn insert_revision(
     scope: &str,
     note: &Note,
     revision: NewRevision<'_>,
-) -> Result<(), ApiError> {
+) -> Result<(), StorageError> {
     sqlx::query(
         "INSERT INTO revisions (scope, note_id, version, kind, title, body, created_at, \
          idempotency_key, request_fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -261,7 +261,7 @@ async fn insert_note<'e>(
     key: &IdempotencyKey,
     fingerprint: &Fingerprint,
     note: &Note,
-) -> Result<bool, ApiError> {
+) -> Result<bool, StorageError> {
     let inserted = sqlx::query(
         "INSERT INTO notes (id, scope, idempotency_key, request_fingerprint, title, body, \
          written_at, created_at, updated_at, version, trashed_at, conflict_of, cjk) \
@@ -297,7 +297,7 @@ impl super::SqliteStore {
         key: &IdempotencyKey,
         fingerprint: &Fingerprint,
         note: &Note,
-    ) -> Result<bool, ApiError> {
+    ) -> Result<bool, StorageError> {
         insert_note(&self.writer, scope, key, fingerprint, note).await
     }
 }

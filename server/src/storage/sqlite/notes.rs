@@ -4,8 +4,8 @@
 use app::api::{Note, NotesPage, Revision};
 
 use super::SqliteStore;
-use crate::error::ApiError;
 use crate::records::cursor::{Cursor, Order};
+use crate::storage::StorageError;
 use crate::storage::rows::{NOTE_COLUMNS, NoteRow, RevisionRow};
 
 impl SqliteStore {
@@ -14,7 +14,7 @@ impl SqliteStore {
         scope: &str,
         limit: u32,
         cursor: Option<&Cursor>,
-    ) -> Result<NotesPage, ApiError> {
+    ) -> Result<NotesPage, StorageError> {
         // One more than asked tells whether another page exists.
         let fetch = i64::from(limit) + 1;
         let rows: Vec<NoteRow> = match cursor {
@@ -50,7 +50,7 @@ impl SqliteStore {
         scope: &str,
         limit: u32,
         cursor: Option<&Cursor>,
-    ) -> Result<NotesPage, ApiError> {
+    ) -> Result<NotesPage, StorageError> {
         let fetch = i64::from(limit) + 1;
         let rows: Vec<NoteRow> =
             match cursor {
@@ -81,7 +81,7 @@ impl SqliteStore {
         &self,
         scope: &str,
         id: &str,
-    ) -> Result<Option<Vec<Revision>>, ApiError> {
+    ) -> Result<Option<Vec<Revision>>, StorageError> {
         let rows: Vec<RevisionRow> = sqlx::query_as(
             "SELECT version, title, body, created_at, kind FROM revisions \
              WHERE scope = ? AND note_id = ? ORDER BY version",
@@ -99,11 +99,11 @@ impl SqliteStore {
             .map(Some)
     }
 
-    pub async fn get_note(&self, scope: &str, id: &str) -> Result<Option<Note>, ApiError> {
+    pub async fn get_note(&self, scope: &str, id: &str) -> Result<Option<Note>, StorageError> {
         note_by_id(&self.reader, scope, id).await
     }
 
-    pub async fn all_notes(&self, scope: &str) -> Result<Vec<Note>, ApiError> {
+    pub async fn all_notes(&self, scope: &str) -> Result<Vec<Note>, StorageError> {
         let rows: Vec<NoteRow> = sqlx::query_as(&format!(
             "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = ? ORDER BY created_at, id"
         ))
@@ -118,7 +118,7 @@ pub(super) async fn note_by_id<'e>(
     executor: impl sqlx::SqliteExecutor<'e>,
     scope: &str,
     id: &str,
-) -> Result<Option<Note>, ApiError> {
+) -> Result<Option<Note>, StorageError> {
     let row: Option<NoteRow> = sqlx::query_as(&format!(
         "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = ? AND id = ?"
     ))

@@ -9,7 +9,7 @@ use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
 use super::{SqliteStore, writer};
-use crate::error::ApiError;
+use crate::storage::StorageError;
 use crate::text::cjk;
 
 /// Connections for reads. Readers never block each other or the writer.
@@ -75,9 +75,9 @@ impl SqliteStore {
         self.writes.commits()
     }
 
-    pub async fn ping(&self) -> Result<(), ApiError> {
+    pub async fn ping(&self) -> Result<(), StorageError> {
         if !self.writes.is_running() {
-            return Err(ApiError::Internal(anyhow::anyhow!(
+            return Err(StorageError::Other(anyhow::anyhow!(
                 "the database writer has stopped"
             )));
         }
@@ -110,7 +110,7 @@ async fn connect_writer(
             .await;
         match attempt {
             Err(error)
-                if (crate::error::is_busy(&error)
+                if (crate::storage::is_busy(&error)
                     || matches!(error, sqlx::Error::PoolTimedOut))
                     && std::time::Instant::now() < deadline =>
             {

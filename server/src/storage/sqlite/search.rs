@@ -4,7 +4,7 @@
 use app::api::Note;
 
 use super::SqliteStore;
-use crate::error::ApiError;
+use crate::storage::StorageError;
 use crate::storage::rows::{NOTE_COLUMNS, NoteRow};
 use crate::text::cjk;
 use crate::text::query::SearchQuery;
@@ -21,7 +21,7 @@ impl SqliteStore {
         query: &SearchQuery,
         limit: u32,
         offset: u32,
-    ) -> Result<Vec<Note>, ApiError> {
+    ) -> Result<Vec<Note>, StorageError> {
         // The title weighs ten times the body; ties go to the newer note. Only the newest
         // RANKED_MATCHES matches are ranked: FTS5 walks its index newest first and stops
         // there, so a word found in nearly every note costs a few thousand scores, not a

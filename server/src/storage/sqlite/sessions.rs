@@ -2,8 +2,8 @@
 //! sign-out.
 
 use super::SqliteStore;
-use crate::error::ApiError;
 use crate::records::Viewer;
+use crate::storage::StorageError;
 
 impl SqliteStore {
     pub async fn create_session(
@@ -12,7 +12,7 @@ impl SqliteStore {
         user_id: &str,
         now: &str,
         expires_at: &str,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), StorageError> {
         sqlx::query(
             "INSERT INTO sessions (token_hash, user_id, created_at, last_seen_at, expires_at) \
              VALUES (?, ?, ?, ?, ?)",
@@ -32,7 +32,7 @@ impl SqliteStore {
         &self,
         token_hash: &str,
         now: &str,
-    ) -> Result<Option<(Viewer, String)>, ApiError> {
+    ) -> Result<Option<(Viewer, String)>, StorageError> {
         let row: Option<(String, String, bool, String)> = sqlx::query_as(
             "SELECT u.id, u.username, u.is_admin, s.last_seen_at FROM sessions s \
              JOIN users u ON u.id = s.user_id \
@@ -61,7 +61,7 @@ impl SqliteStore {
         token_hash: &str,
         now: &str,
         expires_at: &str,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), StorageError> {
         sqlx::query("UPDATE sessions SET last_seen_at = ?, expires_at = ? WHERE token_hash = ?")
             .bind(now)
             .bind(expires_at)
@@ -71,7 +71,7 @@ impl SqliteStore {
         Ok(())
     }
 
-    pub async fn delete_session(&self, token_hash: &str) -> Result<(), ApiError> {
+    pub async fn delete_session(&self, token_hash: &str) -> Result<(), StorageError> {
         sqlx::query("DELETE FROM sessions WHERE token_hash = ?")
             .bind(token_hash)
             .execute(&self.writer)

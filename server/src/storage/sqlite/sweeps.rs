@@ -3,10 +3,10 @@
 
 use super::SqliteStore;
 use super::note_writes::purge_note;
-use crate::error::ApiError;
+use crate::storage::StorageError;
 
 impl SqliteStore {
-    pub async fn empty_trash_before(&self, cutoff: &str, now: &str) -> Result<u64, ApiError> {
+    pub async fn empty_trash_before(&self, cutoff: &str, now: &str) -> Result<u64, StorageError> {
         let mut emptied = 0;
         loop {
             // Small batches, so a write waiting behind this one waits briefly.
@@ -28,7 +28,7 @@ impl SqliteStore {
         }
     }
 
-    pub async fn sweep_expired(&self, now: &str) -> Result<u64, ApiError> {
+    pub async fn sweep_expired(&self, now: &str) -> Result<u64, StorageError> {
         let result = sqlx::query("DELETE FROM idempotency_keys WHERE expires_at < ?")
             .bind(now)
             .execute(&self.writer)
@@ -36,7 +36,7 @@ impl SqliteStore {
         Ok(result.rows_affected())
     }
 
-    pub async fn sweep_tombstones(&self, cutoff: &str) -> Result<u64, ApiError> {
+    pub async fn sweep_tombstones(&self, cutoff: &str) -> Result<u64, StorageError> {
         let mut deleted = 0;
         for table in ["purged_keys", "tombstones"] {
             deleted += sqlx::query(&format!("DELETE FROM {table} WHERE purged_at < ?"))
@@ -48,7 +48,7 @@ impl SqliteStore {
         Ok(deleted)
     }
 
-    pub async fn sweep_sessions(&self, now: &str) -> Result<u64, ApiError> {
+    pub async fn sweep_sessions(&self, now: &str) -> Result<u64, StorageError> {
         Ok(sqlx::query("DELETE FROM sessions WHERE expires_at <= ?")
             .bind(now)
             .execute(&self.writer)
@@ -56,7 +56,7 @@ impl SqliteStore {
             .rows_affected())
     }
 
-    pub async fn sweep_limits(&self, now: &str, cutoff: &str) -> Result<u64, ApiError> {
+    pub async fn sweep_limits(&self, now: &str, cutoff: &str) -> Result<u64, StorageError> {
         Ok(sqlx::query(
             "DELETE FROM sign_in_limits WHERE window_started_at < ?2 \
              AND (locked_until IS NULL OR locked_until <= ?1)",

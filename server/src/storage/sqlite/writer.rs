@@ -29,20 +29,21 @@ use futures::future::BoxFuture;
 use sqlx::{Connection, SqliteConnection, SqlitePool};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::error::{ApiError, DbFailure};
 use crate::records::Answer;
+use crate::storage::{DbFailure, StorageError};
 
 /// One write, run with the batch's connection inside its own savepoint.
 pub type WriteJob = Box<
-    dyn for<'c> FnOnce(&'c mut SqliteConnection) -> BoxFuture<'c, Result<Answer, ApiError>> + Send,
+    dyn for<'c> FnOnce(&'c mut SqliteConnection) -> BoxFuture<'c, Result<Answer, StorageError>>
+        + Send,
 >;
 
 /// Where a job's answer goes.
-type Reply = oneshot::Sender<Result<Answer, ApiError>>;
+type Reply = oneshot::Sender<Result<Answer, StorageError>>;
 
 /// A job that ran: its reply, and what it did (`Ok(Some)`: an answer waiting for the
 /// commit; `Ok(None)`: not run to the end; `Err`: rolled back, final).
-type Ran = (Reply, Result<Option<Answer>, ApiError>);
+type Ran = (Reply, Result<Option<Answer>, StorageError>);
 
 struct Queued {
     job: WriteJob,
@@ -90,7 +91,7 @@ impl WriteQueue {
 
     /// Runs `job` in the next batch; answers once the batch is committed (or the job
     /// failed and was rolled back).
-    pub async fn write(&self, job: WriteJob) -> Result<Answer, ApiError> {
+    pub async fn write(&self, job: WriteJob) -> Result<Answer, StorageError> {
         let (reply, answer) = oneshot::channel();
         let queued = Queued {
             job,
@@ -100,15 +101,15 @@ impl WriteQueue {
         match self.jobs.try_send(queued) {
             Ok(()) => {}
             // So many writes are waiting that this one would wait past any bound.
-            Err(mpsc::error::TrySendError::Full(_)) => return Err(ApiError::Busy),
+            Err(mpsc::error::TrySendError::Full(_)) => return Err(StorageError::Busy),
             Err(mpsc::error::TrySendError::Closed(_)) => return Err(stopped()),
         }
         answer.await.map_err(|_| stopped())?
     }
 }
 
-fn stopped() -> ApiError {
-    ApiError::Internal(anyhow::anyhow!("the database writer has stopped"))
+fn stopped() -> StorageError {
+    StorageError::Other(anyhow::anyhow!("the database writer has stopped"))
 }
 
 /// The writing task's settings.
@@ -140,7 +141,7 @@ impl Writer {
             if job.since.elapsed() <= self.key_wait {
                 return Some(job);
             }
-            let _ = job.reply.send(Err(ApiError::Busy));
+            let _ = job.reply.send(Err(StorageError::Busy));
             candidate = queued.try_recv().ok();
         }
         None
@@ -233,7 +234,7 @@ impl From<sqlx::Error> for BatchFailure {
 /// had failed with, if it had.
 struct SavepointFailed {
     error: sqlx::Error,
-    job_failure: Option<ApiError>,
+    job_failure: Option<StorageError>,
 }
 
 impl SavepointFailed {
@@ -242,7 +243,7 @@ impl SavepointFailed {
     /// savepoint then is gone ("no such savepoint").
     fn into_batch_failure(self) -> BatchFailure {
         let mut failure = BatchFailure::from(self.error);
-        if let Some(class) = self.job_failure.as_ref().and_then(ApiError::db_failure) {
+        if let Some(class) = self.job_failure.as_ref().and_then(StorageError::failure) {
             failure.class = class;
         }
         failure
@@ -263,14 +264,14 @@ impl From<sqlx::Error> for SavepointFailed {
 async fn run_in_savepoint(
     tx: &mut SqliteConnection,
     job: WriteJob,
-) -> Result<Result<Answer, ApiError>, SavepointFailed> {
+) -> Result<Result<Answer, StorageError>, SavepointFailed> {
     let mut savepoint = tx.begin().await?;
     // The job is called inside the guarded future, so a panic anywhere in it is caught.
     let outcome = AssertUnwindSafe(async { job(&mut savepoint).await })
         .catch_unwind()
         .await
         .unwrap_or_else(|_| {
-            Err(ApiError::Internal(anyhow::anyhow!(
+            Err(StorageError::Other(anyhow::anyhow!(
                 "a write panicked; it was rolled back"
             )))
         });
@@ -300,16 +301,16 @@ fn answer_all(done: Vec<Ran>, failure: Option<BatchFailure>) {
         tracing::warn!(?class, error = %message, "a batch of writes was not committed");
     }
     for (reply, outcome) in done {
-        let answer =
-            match (outcome, &failure) {
-                (Err(error), _) => Err(error),
-                (Ok(Some(answer)), None) => Ok(answer),
-                // A pool closed at shutdown is "unavailable": the client retries, the next
-                // server answers.
-                (Ok(_), Some(BatchFailure { class, message })) => Err(class
-                    .into_api_error(|| anyhow::anyhow!("the write was not committed: {message}"))),
-                (Ok(None), None) => Err(stopped()),
-            };
+        let answer = match (outcome, &failure) {
+            (Err(error), _) => Err(error),
+            (Ok(Some(answer)), None) => Ok(answer),
+            // A pool closed at shutdown is "unavailable": the client retries, the next
+            // server answers.
+            (Ok(_), Some(BatchFailure { class, message })) => {
+                Err(class.into_error(|| anyhow::anyhow!("the write was not committed: {message}")))
+            }
+            (Ok(None), None) => Err(stopped()),
+        };
         // A client that went away no longer listens; its write stands.
         let _ = reply.send(answer);
     }
@@ -350,7 +351,7 @@ mod tests {
                     .execute(&mut *connection)
                     .await?;
                 if fail {
-                    return Err(ApiError::ValidationFailed("refused".into()));
+                    return Err(StorageError::Refused("refused".into()));
                 }
                 Ok(Answer {
                     stored: StoredAnswer::from_stored(201, "[]", Vec::new()).unwrap(),
@@ -364,7 +365,7 @@ mod tests {
     fn send_all(
         queue: &WriteQueue,
         inserts: impl IntoIterator<Item = (i64, bool)>,
-    ) -> Vec<tokio::task::JoinHandle<Result<Answer, ApiError>>> {
+    ) -> Vec<tokio::task::JoinHandle<Result<Answer, StorageError>>> {
         inserts
             .into_iter()
             .map(|(n, fail)| {
@@ -431,7 +432,7 @@ mod tests {
         for write in writes {
             match write.await.unwrap() {
                 Ok(_) => {}
-                Err(ApiError::Busy) => busy += 1,
+                Err(StorageError::Busy) => busy += 1,
                 Err(other) => panic!("unexpected {other:?}"),
             }
         }
@@ -478,7 +479,7 @@ mod tests {
                 Ok(answer())
             })
         });
-        assert!(matches!(queue.write(big).await, Err(ApiError::StorageFull)));
+        assert!(matches!(queue.write(big).await, Err(StorageError::Full)));
         assert_eq!(rows(&pool).await, [1]);
         // Room again (a new limit, or a new connection after the failed batch).
         sqlx::query("PRAGMA max_page_count = 100000")

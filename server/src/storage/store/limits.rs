@@ -1,7 +1,7 @@
 //! The sign-in limits: attempts counted in buckets, each bucket locked past its limit.
 
 use super::Store;
-use crate::error::ApiError;
+use crate::storage::StorageError;
 
 /// The sign-in limits of a [`Store`].
 pub struct Limits<'a>(&'a Store);
@@ -19,13 +19,13 @@ delegate! {
         /// locked at `now`, its count goes up by one (a window begun before `cutoff`, or a
         /// lock that has passed, starts over at one), and a count past `max` locks it until
         /// `lock_until`. Returns the count and the lock, if any.
-        fn take_attempt(&self, bucket: &str, now: &str, cutoff: &str, max: i64, lock_until: &str) -> Result<(i64, Option<String>), ApiError>;
+        fn take_attempt(&self, bucket: &str, now: &str, cutoff: &str, max: i64, lock_until: &str) -> Result<(i64, Option<String>), StorageError>;
         /// Locks a limit's bucket until `until`.
-        fn lock_bucket(&self, bucket: &str, until: &str) -> Result<(), ApiError>;
+        fn lock_bucket(&self, bucket: &str, until: &str) -> Result<(), StorageError>;
         /// Gives back one attempt counted in a bucket (its lock, if any, stays).
-        fn refund_attempt(&self, bucket: &str) -> Result<(), ApiError>;
+        fn refund_attempt(&self, bucket: &str) -> Result<(), StorageError>;
         /// Starts a bucket's count over after a success — unless it is locked at `now`: a
         /// success never lifts a lock.
-        fn reset_attempts(&self, bucket: &str, now: &str) -> Result<(), ApiError>;
+        fn reset_attempts(&self, bucket: &str, now: &str) -> Result<(), StorageError>;
     }
 }

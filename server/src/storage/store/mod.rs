@@ -31,7 +31,7 @@ pub mod sweeps;
 
 use super::{postgres, sqlite};
 use crate::config::{Config, DatabaseUrl};
-use crate::error::ApiError;
+use crate::storage::StorageError;
 
 /// The database the server runs on.
 #[derive(Clone)]
@@ -77,7 +77,7 @@ impl Store {
     }
 
     /// Whether the database answers a query.
-    pub async fn ping(&self) -> Result<(), ApiError> {
+    pub async fn ping(&self) -> Result<(), StorageError> {
         match self {
             Store::Sqlite(db) => db.ping().await,
             Store::Postgres(db) => db.ping().await,

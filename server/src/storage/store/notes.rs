@@ -3,10 +3,10 @@
 use app::api::{Note, NotesPage, Revision};
 
 use super::Store;
-use crate::error::ApiError;
 use crate::records::cursor::Cursor;
 #[cfg(feature = "bench-plain-insert")]
 use crate::records::{Fingerprint, IdempotencyKey};
+use crate::storage::StorageError;
 
 /// The notes of a [`Store`]. (Their writes go through [`crate::storage::NoteWrites`],
 /// inside a write's transaction.)
@@ -22,17 +22,17 @@ impl Store {
 delegate! {
     Notes {
         /// A page of notes not in the trash, newest first.
-        fn list_notes(&self, scope: &str, limit: u32, cursor: Option<&Cursor>) -> Result<NotesPage, ApiError>;
+        fn list_notes(&self, scope: &str, limit: u32, cursor: Option<&Cursor>) -> Result<NotesPage, StorageError>;
         /// A page of the notes in the trash, latest moved first.
-        fn list_trash(&self, scope: &str, limit: u32, cursor: Option<&Cursor>) -> Result<NotesPage, ApiError>;
+        fn list_trash(&self, scope: &str, limit: u32, cursor: Option<&Cursor>) -> Result<NotesPage, StorageError>;
         /// One note (in the trash or not).
-        fn get_note(&self, scope: &str, id: &str) -> Result<Option<Note>, ApiError>;
+        fn get_note(&self, scope: &str, id: &str) -> Result<Option<Note>, StorageError>;
         /// Every revision of a note, oldest first; `None` if there is no such note.
-        fn revisions(&self, scope: &str, id: &str) -> Result<Option<Vec<Revision>>, ApiError>;
+        fn revisions(&self, scope: &str, id: &str) -> Result<Option<Vec<Revision>>, StorageError>;
         /// Every note of a scope (for an export), in the trash or not, oldest first.
-        fn all_notes(&self, scope: &str) -> Result<Vec<Note>, ApiError>;
+        fn all_notes(&self, scope: &str) -> Result<Vec<Note>, StorageError>;
         /// The benchmark's baseline: the same note insert with no idempotency at all.
         #[cfg(feature = "bench-plain-insert")]
-        fn plain_insert(&self, scope: &str, key: &IdempotencyKey, fingerprint: &Fingerprint, note: &Note) -> Result<bool, ApiError>;
+        fn plain_insert(&self, scope: &str, key: &IdempotencyKey, fingerprint: &Fingerprint, note: &Note) -> Result<bool, StorageError>;
     }
 }

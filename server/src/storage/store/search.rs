@@ -3,7 +3,7 @@
 use app::api::Note;
 
 use super::Store;
-use crate::error::ApiError;
+use crate::storage::StorageError;
 use crate::text::query::SearchQuery;
 
 /// The search of a [`Store`].
@@ -19,6 +19,6 @@ impl Store {
 delegate! {
     Search {
         /// Notes matching `query` (not in the trash), best first: `limit` from `offset`.
-        fn search(&self, scope: &str, query: &SearchQuery, limit: u32, offset: u32) -> Result<Vec<Note>, ApiError>;
+        fn search(&self, scope: &str, query: &SearchQuery, limit: u32, offset: u32) -> Result<Vec<Note>, StorageError>;
     }
 }

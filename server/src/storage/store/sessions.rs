@@ -1,8 +1,8 @@
 //! Sessions: who a request's cookie signs in.
 
 use super::Store;
-use crate::error::ApiError;
 use crate::records::Viewer;
+use crate::storage::StorageError;
 
 /// The sessions of a [`Store`].
 pub struct Sessions<'a>(&'a Store);
@@ -17,12 +17,12 @@ impl Store {
 delegate! {
     Sessions {
         /// A new session.
-        fn create_session(&self, token_hash: &str, user_id: &str, now: &str, expires_at: &str) -> Result<(), ApiError>;
+        fn create_session(&self, token_hash: &str, user_id: &str, now: &str, expires_at: &str) -> Result<(), StorageError>;
         /// The person a live session belongs to, and when it was last seen.
-        fn session_viewer(&self, token_hash: &str, now: &str) -> Result<Option<(Viewer, String)>, ApiError>;
+        fn session_viewer(&self, token_hash: &str, now: &str) -> Result<Option<(Viewer, String)>, StorageError>;
         /// Keeps a session alive.
-        fn touch_session(&self, token_hash: &str, now: &str, expires_at: &str) -> Result<(), ApiError>;
+        fn touch_session(&self, token_hash: &str, now: &str, expires_at: &str) -> Result<(), StorageError>;
         /// Ends a session.
-        fn delete_session(&self, token_hash: &str) -> Result<(), ApiError>;
+        fn delete_session(&self, token_hash: &str) -> Result<(), StorageError>;
     }
 }

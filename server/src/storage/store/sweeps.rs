@@ -1,7 +1,7 @@
 //! The background sweeps: what has outlived its time, deleted.
 
 use super::Store;
-use crate::error::ApiError;
+use crate::storage::StorageError;
 
 /// The sweeps of a [`Store`].
 pub struct Sweeps<'a>(&'a Store);
@@ -16,16 +16,16 @@ impl Store {
 delegate! {
     Sweeps {
         /// Deletes for good the notes that went to the trash before `cutoff`.
-        fn empty_trash_before(&self, cutoff: &str, now: &str) -> Result<u64, ApiError>;
+        fn empty_trash_before(&self, cutoff: &str, now: &str) -> Result<u64, StorageError>;
         /// Deletes expired idempotency rows; returns how many went.
-        fn sweep_expired(&self, now: &str) -> Result<u64, ApiError>;
+        fn sweep_expired(&self, now: &str) -> Result<u64, StorageError>;
         /// Deletes what deletes for good before `cutoff` left behind (tombstones and the keys
         /// of the notes they deleted).
-        fn sweep_tombstones(&self, cutoff: &str) -> Result<u64, ApiError>;
+        fn sweep_tombstones(&self, cutoff: &str) -> Result<u64, StorageError>;
         /// Deletes expired sessions.
-        fn sweep_sessions(&self, now: &str) -> Result<u64, ApiError>;
+        fn sweep_sessions(&self, now: &str) -> Result<u64, StorageError>;
         /// Deletes the buckets whose window began before `cutoff` and which are not locked
         /// at `now`.
-        fn sweep_limits(&self, now: &str, cutoff: &str) -> Result<u64, ApiError>;
+        fn sweep_limits(&self, now: &str, cutoff: &str) -> Result<u64, StorageError>;
     }
 }

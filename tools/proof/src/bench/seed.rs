@@ -16,9 +16,8 @@ use app::api::{NOTES_PATH, Note};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use server::config::Config;
-use server::error::ApiError;
 use server::idempotency::{Applied, ClaimTicket, Fingerprint, IdempotencyKey, StoredAnswer};
-use server::storage::{Backend, NoteWrites, Store, Work};
+use server::storage::{Backend, NoteWrites, StorageError, Store, Work};
 use server::timestamp;
 
 /// Notes written in one transaction.
@@ -113,7 +112,7 @@ impl Work for SeedBatch {
         tx: &mut T,
         scope: &str,
         _key: &IdempotencyKey,
-    ) -> Result<Applied, ApiError> {
+    ) -> Result<Applied, StorageError> {
         for seeded in &self.notes {
             tx.insert_note(scope, &seeded.key, &seeded.fingerprint, &seeded.note)
                 .await?;
