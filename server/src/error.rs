@@ -23,6 +23,8 @@ use axum::response::{IntoResponse, Response};
 
 use app::api::{Problem, ProblemSlug};
 
+use crate::records::KeyError;
+use crate::records::cursor::InvalidCursor;
 pub use crate::storage::error::DbFailure;
 use crate::storage::error::StorageError;
 
@@ -120,6 +122,21 @@ pub enum ApiError {
 impl From<sqlx::Error> for ApiError {
     fn from(error: sqlx::Error) -> Self {
         StorageError::from(error).into()
+    }
+}
+
+impl From<KeyError> for ApiError {
+    fn from(error: KeyError) -> Self {
+        match error {
+            KeyError::Missing => ApiError::MissingIdempotencyKey,
+            KeyError::Invalid(reason) => ApiError::InvalidIdempotencyKey(reason),
+        }
+    }
+}
+
+impl From<InvalidCursor> for ApiError {
+    fn from(error: InvalidCursor) -> Self {
+        ApiError::InvalidQuery(error.0)
     }
 }
 

@@ -88,7 +88,7 @@ async fn submit(
     }
     let key = match IdempotencyKey::parse(&fields.key) {
         Ok(key) => key,
-        Err(error) => return refused(&state, error, Some((&fields.title, &body)), owner),
+        Err(error) => return refused(&state, error.into(), Some((&fields.title, &body)), owner),
     };
     tracing::Span::current().record("key", key.as_str());
     let request = NewNote {

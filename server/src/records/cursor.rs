@@ -4,7 +4,10 @@
 
 use app::api::{Note, NotesPage};
 
-use crate::error::ApiError;
+/// A cursor this server did not give out.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct InvalidCursor(pub String);
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cursor {
@@ -43,9 +46,10 @@ impl Cursor {
         format!("{}_{}", self.at, self.id)
     }
 
-    pub fn decode(text: &str) -> Result<Self, ApiError> {
-        let bad =
-            || ApiError::InvalidQuery(format!("cursor {text:?} is not one this server gave out"));
+    /// Reads a cursor this server gave out; anything else is refused (400
+    /// `invalid-query`).
+    pub fn decode(text: &str) -> Result<Self, InvalidCursor> {
+        let bad = || InvalidCursor(format!("cursor {text:?} is not one this server gave out"));
         let (at, id) = text.split_once('_').ok_or_else(bad)?;
         let well_formed =
             chrono::DateTime::parse_from_rfc3339(at).is_ok() && uuid::Uuid::parse_str(id).is_ok();

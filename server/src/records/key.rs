@@ -2,9 +2,17 @@
 
 use axum::http::HeaderMap;
 
-use crate::error::ApiError;
-
 const MAX_LEN: usize = 255;
+
+/// Why a request's idempotency key cannot be used (400, told to the client as
+/// `missing-idempotency-key` or `invalid-idempotency-key`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum KeyError {
+    #[error("the Idempotency-Key header is missing")]
+    Missing,
+    #[error("{0}")]
+    Invalid(String),
+}
 
 /// A valid idempotency key: 1–255 visible ASCII characters (0x21–0x7E).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -12,9 +20,9 @@ pub struct IdempotencyKey(String);
 
 impl IdempotencyKey {
     /// Reads the key from the request headers: exactly one `Idempotency-Key` header.
-    pub fn from_headers(headers: &HeaderMap) -> Result<Self, ApiError> {
+    pub fn from_headers(headers: &HeaderMap) -> Result<Self, KeyError> {
         let mut values = headers.get_all(app::api::IDEMPOTENCY_KEY_HEADER).iter();
-        let value = values.next().ok_or(ApiError::MissingIdempotencyKey)?;
+        let value = values.next().ok_or(KeyError::Missing)?;
         if values.next().is_some() {
             return Err(invalid("send exactly one Idempotency-Key header"));
         }
@@ -26,7 +34,7 @@ impl IdempotencyKey {
 
     /// Parses a header value: a bare token, or an RFC 9651 sf-string (`"abc"` is the same
     /// key as `abc`). Surrounding spaces and tabs are not part of the key.
-    pub fn parse(value: &str) -> Result<Self, ApiError> {
+    pub fn parse(value: &str) -> Result<Self, KeyError> {
         let value = value.trim_matches([' ', '\t']);
         let key = if value.starts_with('"') {
             unquote_sf_string(value)?
@@ -69,7 +77,7 @@ impl std::fmt::Display for IdempotencyKey {
 
 /// RFC 9651 §4.2.5: a string is `"`, then printable ASCII with `\"` and `\\` as the only
 /// escapes, then `"`, with nothing after it.
-fn unquote_sf_string(value: &str) -> Result<String, ApiError> {
+fn unquote_sf_string(value: &str) -> Result<String, KeyError> {
     let mut chars = value[1..].chars();
     let mut out = String::new();
     loop {
@@ -100,8 +108,8 @@ fn unquote_sf_string(value: &str) -> Result<String, ApiError> {
     Ok(out)
 }
 
-fn invalid(reason: &str) -> ApiError {
-    ApiError::InvalidIdempotencyKey(reason.to_owned())
+fn invalid(reason: &str) -> KeyError {
+    KeyError::Invalid(reason.to_owned())
 }
 
 #[cfg(test)]
@@ -176,14 +184,14 @@ mod tests {
         let mut headers = HeaderMap::new();
         assert!(matches!(
             IdempotencyKey::from_headers(&headers),
-            Err(ApiError::MissingIdempotencyKey)
+            Err(KeyError::Missing)
         ));
         headers.append("idempotency-key", HeaderValue::from_static("a"));
         assert!(IdempotencyKey::from_headers(&headers).is_ok());
         headers.append("idempotency-key", HeaderValue::from_static("b"));
         assert!(matches!(
             IdempotencyKey::from_headers(&headers),
-            Err(ApiError::InvalidIdempotencyKey(_))
+            Err(KeyError::Invalid(_))
         ));
     }
 
@@ -196,7 +204,7 @@ mod tests {
         );
         assert!(matches!(
             IdempotencyKey::from_headers(&headers),
-            Err(ApiError::InvalidIdempotencyKey(_))
+            Err(KeyError::Invalid(_))
         ));
     }
 }

@@ -13,7 +13,7 @@ mod people;
 pub use answer::{Answer, SavedAnswer, StoredAnswer};
 pub use claim::{Applied, ClaimTicket, NextAction};
 pub use fingerprint::Fingerprint;
-pub use key::IdempotencyKey;
+pub use key::{IdempotencyKey, KeyError};
 pub use people::{NewUser, User, Viewer};
 
 /// The scope of everything written before accounts existed (PROTOCOL.md §Server 8); the
