@@ -2,7 +2,6 @@
 
 use app::api::{FORM_PATH, Note, RevisionKind};
 
-use super::late_retry::earlier_write;
 use super::new_note::ValidNewNote;
 use crate::error::ApiError;
 use crate::idempotency::{Fingerprint, IdempotencyKey, Operation, Outcome};
@@ -67,7 +66,7 @@ impl Operation for CreateNote {
         // A key that an edit, a move or a delete for good recorded is not this create's
         // to use. Its note's first revision carries a create's key too; that case is the
         // insert's conflict below.
-        match earlier_write(tx, scope, key, &self.fingerprint).await? {
+        match tx.earlier_write(scope, key, &self.fingerprint).await? {
             None
             | Some(PastWrite::Revision {
                 kind: RevisionKind::Create,

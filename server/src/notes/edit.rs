@@ -5,7 +5,6 @@ use app::api::{EditAnswer, EditOutcome, Note, RevisionKind, TITLE_MAX_CHARS};
 
 use super::changes::ValidNoteEdit;
 use super::edit_plan::{Base, EditPlan, older_base, plan_edit, plan_for_deleted};
-use super::late_retry::earlier_write;
 use crate::error::ApiError;
 use crate::idempotency::{Fingerprint, IdempotencyKey, Operation, Outcome};
 use crate::storage::{NewRevision, NoteWrites, PastWrite};
@@ -46,7 +45,7 @@ impl Operation for EditNote {
         key: &IdempotencyKey,
     ) -> Result<Outcome<Edited>, ApiError> {
         let fingerprint = self.fingerprint();
-        if let Some(past) = earlier_write(tx, scope, key, &fingerprint).await? {
+        if let Some(past) = tx.earlier_write(scope, key, &fingerprint).await? {
             return Ok(Outcome::late(told_again(tx, scope, past).await?));
         }
         let edit = &self.0;

@@ -6,7 +6,6 @@ use app::api::{Note, RevisionKind};
 
 use super::changes::{Lifecycle, ValidLifecycle};
 use super::edit::not_found;
-use super::late_retry::earlier_write;
 use crate::error::ApiError;
 use crate::idempotency::{Fingerprint, IdempotencyKey, Operation, Outcome};
 use crate::storage::{NewRevision, NoteWrites, PastWrite};
@@ -82,7 +81,7 @@ impl Operation for ChangeLifecycle {
     ) -> Result<Outcome<Moved>, ApiError> {
         let fingerprint = self.fingerprint();
         let request = &self.0;
-        if let Some(past) = earlier_write(tx, scope, key, &fingerprint).await? {
+        if let Some(past) = tx.earlier_write(scope, key, &fingerprint).await? {
             let moved = match past {
                 PastWrite::Purge { .. } => Moved::Purged,
                 PastWrite::Deleted { note_id, .. } => Moved::DeletedElsewhere(note_id),

@@ -4,8 +4,9 @@
 //! A write, in the order it runs: `routes` (or `form`) parses and checks the request into
 //! `new_note` / `changes`; `idempotency::execute` runs the operation once per key —
 //! `create`, `edit` (deciding through `edit_plan` and `merge`) or `lifecycle` (trash,
-//! restore, delete for good), each asking `late_retry` first — through the storage
-//! traits; `answers` tells what it did over HTTP, the answer kept with the key.
+//! restore, delete for good), each asking storage first what an earlier use of the key
+//! wrote (`NoteWrites::earlier_write`: a late retry) — through the storage traits;
+//! `answers` tells what it did over HTTP, the answer kept with the key.
 //!
 //! `transfer` takes a person's notes away and brings them back (export and import).
 
@@ -15,7 +16,6 @@ pub mod create;
 pub mod edit;
 pub mod edit_plan;
 pub mod form;
-pub mod late_retry;
 pub mod lifecycle;
 pub mod merge;
 pub mod new_note;

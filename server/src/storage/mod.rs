@@ -106,6 +106,28 @@ pub trait NoteWrites {
         key: &IdempotencyKey,
     ) -> impl Future<Output = Result<Option<(PastWrite, Fingerprint)>, StorageError>> + Send;
 
+    /// What an earlier use of `key` wrote, if any, for a retry that arrives after the
+    /// key's idempotency row expired (the note or revision it left still carries the key:
+    /// PROTOCOL.md §Server 6). Every write asks this first. A key used for another request
+    /// is refused ([`StorageError::KeyReused`]), as the key's own row refuses it.
+    fn earlier_write(
+        &mut self,
+        scope: &str,
+        key: &IdempotencyKey,
+        fingerprint: &Fingerprint,
+    ) -> impl Future<Output = Result<Option<PastWrite>, StorageError>> + Send
+    where
+        Self: Send,
+    {
+        async move {
+            match self.past_write(scope, key).await? {
+                None => Ok(None),
+                Some((past, by)) if by == *fingerprint => Ok(Some(past)),
+                Some(_) => Err(StorageError::KeyReused),
+            }
+        }
+    }
+
     /// The note as it is now (in the trash or not), inside the transaction.
     fn note(
         &mut self,
