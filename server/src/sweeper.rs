@@ -1,7 +1,7 @@
 //! The background task that deletes expired idempotency rows, sessions and the buckets of
 //! limits whose window and lock have passed, and empties
 //! the trash of notes kept there longer than the retention. A note keeps its key, so a retry after
-//! expiry still finds its note (see `notes::writes`).
+//! expiry still finds its note (see `NoteWrites::earlier_write`).
 
 use std::time::Duration;
 

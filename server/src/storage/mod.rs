@@ -1,7 +1,12 @@
 //! Where notes and idempotency answers are kept: one interface, one implementation per
 //! database. Handlers see only [`Store`] and its groups by concern (`store`); the SQL of
-//! each database lives in its own module (`sqlite`, `postgres`), and the write logic that is the same for every database
-//! (`notes::writes`, `idempotency::execute`) is written once against the traits below.
+//! each database lives in its own module (`sqlite`, `postgres`, a file per concern in
+//! each), and the write logic that is the same for every database (the operations in
+//! `notes`, run by `idempotency::execute`) is written once against the traits below.
+//!
+//! Storage stands below the domain: it reads and writes the values of `records` and the
+//! wire types of `app::api`, answers with its own [`StorageError`], and imports nothing
+//! of `accounts`, `notes`, `search` or `idempotency`.
 
 pub mod error;
 pub mod postgres;
