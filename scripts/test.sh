@@ -11,6 +11,8 @@ printf '\n==> Format and lints\n'
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo clippy -p app --features hydrate --target wasm32-unknown-unknown --locked -- -D warnings
+# The code's shape: no import circles, storage below the domain, no file over 600 lines.
+node scripts/check-layout.mjs
 
 printf '\n==> Rust tests (SQLite)\n'
 cargo test --workspace --locked
