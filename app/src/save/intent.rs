@@ -5,14 +5,15 @@
 use serde::{Deserialize, Serialize};
 
 use super::outcome::{AnswerShape, WaitCause};
-use super::waiting::{WaitReason, read_stored_reason};
+use super::waiting::WaitReason;
 use crate::api::{NOTES_PATH, NewNote, NoteEdit, Problem};
 
 /// The version of the stored form below. An intent written by an older version is
-/// migrated when read; one written by a newer version is shown, never dropped. Version 3
-/// keeps why an intent waits as a cause ([`WaitReason`]) where version 2 kept a sentence;
-/// a version-2 intent reads as it is (its sentence becomes [`WaitReason::Earlier`]).
-pub const SCHEMA_VERSION: u32 = 3;
+/// migrated when read; one written by a newer version is shown, never dropped. A waiting
+/// intent keeps why it waits as a cause ([`WaitReason`]), and beside it the sentence the
+/// list shows, which is all an intent stored by the release before carries — so both
+/// releases read each other's entries and the version stays 2.
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Where an unsaved intent stands, as the list shows it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -32,8 +33,9 @@ pub enum IntentState {
     /// The burst ended without an answer; a new burst starts on `online`, page load,
     /// the tab becoming visible, Retry now, or the slow background retry.
     Waiting {
-        /// Why; an intent stored by version 2 carries a sentence under `reason` instead.
-        #[serde(alias = "reason", deserialize_with = "read_stored_reason")]
+        /// Why. Stored as `cause`, with the sentence under `reason` for the release
+        /// before, which reads only that (see `waiting::stored`).
+        #[serde(flatten, with = "super::waiting::stored")]
         cause: WaitReason,
     },
     /// The server refused the payload for good; only Edit or Discard can follow.
@@ -313,14 +315,9 @@ pub fn read_stored(raw: &str) -> Result<SaveIntent, Unreadable> {
     let value: serde_json::Value = serde_json::from_str(raw).map_err(|e| damaged(e.to_string()))?;
     match value.get("v").map(|v| v.as_u64()) {
         None => migrate_v1(value).map_err(|e| damaged(e.to_string())),
-        // Version 2 differs only in how a waiting intent says why: it reads as it is, and
-        // is written back as this version.
-        Some(Some(v)) if v == 2 || v == u64::from(SCHEMA_VERSION) => serde_json::from_value(value)
-            .map(|intent: SaveIntent| SaveIntent {
-                v: SCHEMA_VERSION,
-                ..intent
-            })
-            .map_err(|e| damaged(e.to_string())),
+        Some(Some(v)) if v == u64::from(SCHEMA_VERSION) => {
+            serde_json::from_value(value).map_err(|e| damaged(e.to_string()))
+        }
         Some(Some(v)) if v > u64::from(SCHEMA_VERSION) => Err(Unreadable::Newer { version: v }),
         Some(other) => Err(damaged(format!("unknown version {other:?}"))),
     }
@@ -385,10 +382,10 @@ mod tests {
 
     #[test]
     fn a_waiting_intent_stored_by_the_previous_release_still_loads_and_is_sent() {
-        // Version 2 kept why an intent waited as the sentence the list showed.
+        // The release before kept why an intent waited only as the sentence the list showed.
         let v2 = r#"{"v":2,"key":"k2","op":"edit","note_id":"n1","base_version":4,"title":"Groceries","body":"milk","written_at":"2026-11-30T05:00:00.000Z","seq":7,"attempts":5,"state":{"kind":"waiting","reason":"the server could not be reached; sent again by itself, or now with Retry now"}}"#;
         let intent = read_stored(v2).unwrap();
-        assert_eq!(intent.v, SCHEMA_VERSION, "written back as this version");
+        assert_eq!(intent.v, SCHEMA_VERSION);
         assert_eq!(intent.key, "k2");
         assert_eq!(intent.seq, Some(7));
         assert_eq!(intent.attempts, 5);
@@ -416,18 +413,33 @@ mod tests {
     }
 
     #[test]
-    fn a_waiting_intent_keeps_its_cause_not_a_sentence() {
+    fn a_waiting_intent_keeps_its_cause_and_the_release_before_can_still_read_it() {
+        let cause = WaitReason::Server(WaitCause::DatabaseUnavailable);
         let waiting = intent(IntentState::Waiting {
-            cause: WaitReason::Server(WaitCause::DatabaseUnavailable),
+            cause: cause.clone(),
         });
         let json = serde_json::to_string(&waiting).unwrap();
         assert!(
-            json.contains(
-                r#""state":{"kind":"waiting","cause":{"server":"database-unavailable"}}"#
-            ),
+            json.contains(r#""cause":{"server":"database-unavailable"}"#),
             "{json}"
         );
         assert_eq!(read_stored(&json).unwrap(), waiting);
+        // The release before reads version 2 with a sentence under `reason`, and
+        // nothing else of a waiting state: it can read, show and send this entry.
+        #[derive(serde::Deserialize)]
+        struct PreviousRelease {
+            v: u32,
+            state: PreviousState,
+        }
+        #[derive(serde::Deserialize)]
+        #[serde(tag = "kind", rename_all = "snake_case")]
+        enum PreviousState {
+            Waiting { reason: String },
+        }
+        let before: PreviousRelease = serde_json::from_str(&json).unwrap();
+        assert_eq!(before.v, 2);
+        let PreviousState::Waiting { reason } = before.state;
+        assert_eq!(reason, cause.sentence());
         let offline = intent(IntentState::Waiting {
             cause: WaitReason::Offline,
         });

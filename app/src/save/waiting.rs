@@ -1,7 +1,7 @@
 //! Why an intent waits for the next burst, kept with the intent as a cause and put into
 //! words only when the list shows it (so a stored intent never holds a UI sentence).
 
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 
 use super::outcome::{AttemptOutcome, SignInNeeded, WaitCause};
 
@@ -80,21 +80,44 @@ impl WaitReason {
     }
 }
 
-/// Reads a waiting intent's reason as stored now, or the sentence an earlier release
-/// stored in its place (`reason`), so an intent kept across the update is not lost.
-pub(super) fn read_stored_reason<'de, D: Deserializer<'de>>(
-    deserializer: D,
-) -> Result<WaitReason, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Stored {
-        Cause(WaitReason),
-        Sentence(String),
+/// How a waiting intent's reason is stored: the cause under `cause`, and the sentence the
+/// list shows under `reason` — the only field the release before reads, and the only one
+/// an intent it stored carries (read back as [`WaitReason::Earlier`]).
+pub(super) mod stored {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::WaitReason;
+
+    #[derive(Serialize)]
+    struct Written<'a> {
+        reason: String,
+        cause: &'a WaitReason,
     }
-    Ok(match Stored::deserialize(deserializer)? {
-        Stored::Cause(reason) => reason,
-        Stored::Sentence(sentence) => WaitReason::Earlier(sentence),
-    })
+
+    #[derive(Deserialize)]
+    struct Read {
+        #[serde(default)]
+        reason: Option<String>,
+        #[serde(default)]
+        cause: Option<WaitReason>,
+    }
+
+    pub fn serialize<S: Serializer>(cause: &WaitReason, serializer: S) -> Result<S::Ok, S::Error> {
+        Written {
+            reason: cause.sentence(),
+            cause,
+        }
+        .serialize(serializer)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<WaitReason, D::Error> {
+        let read = Read::deserialize(deserializer)?;
+        match (read.cause, read.reason) {
+            (Some(cause), _) => Ok(cause),
+            (None, Some(sentence)) => Ok(WaitReason::Earlier(sentence)),
+            (None, None) => Err(serde::de::Error::missing_field("reason")),
+        }
+    }
 }
 
 #[cfg(test)]
