@@ -46,7 +46,7 @@ pub struct Config {
     pub max_connections: usize,
     /// `ONCENOTE_ADMIN_USERNAME` and `ONCENOTE_ADMIN_PASSWORD`: the first admin, made at
     /// the first start (for installs without a person at the keyboard).
-    pub admin: Option<(String, String)>,
+    pub admin: Option<(String, Secret)>,
     /// `ONCENOTE_SIGNUP`: `open` lets anyone make an account; `invite` (the default) lets
     /// only people an admin invited.
     pub signup_open: bool,
@@ -81,6 +81,31 @@ pub struct Config {
     /// (`PRAGMA max_page_count` on the write connection), so a test can fill the
     /// "disk" (SQLITE_FULL) without a small filesystem. `None` in every real run.
     pub sqlite_max_pages: Option<u32>,
+}
+
+/// A value that must never be printed (a password): `Debug` shows `[redacted]`; the code
+/// that needs it reads it as a `&str`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
+
+impl std::ops::Deref for Secret {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for Secret {
+    fn from(value: &str) -> Self {
+        Self(value.to_owned())
+    }
 }
 
 /// The databases the server can use. Shown (`Display`, `Debug`) without its password, so
@@ -229,7 +254,7 @@ impl Config {
             max_connections: number("ONCENOTE_MAX_CONNECTIONS", 4096)?.clamp(1, 1_000_000) as usize,
             body_timeout: Duration::from_secs(number("ONCENOTE_BODY_TIMEOUT_SECS", 30)?.max(1)),
             admin: match (var("ONCENOTE_ADMIN_USERNAME"), var("ONCENOTE_ADMIN_PASSWORD")) {
-                (Some(user), Some(password)) => Some((user, password)),
+                (Some(user), Some(password)) => Some((user, Secret(password))),
                 (None, None) => None,
                 _ => bail!(
                     "set both ONCENOTE_ADMIN_USERNAME and ONCENOTE_ADMIN_PASSWORD, or neither"
@@ -385,6 +410,18 @@ mod tests {
             .to_string();
         assert!(error.contains("ONCENOTE_IDEMPOTENCY_TTL_SECS"), "{error}");
         assert!(config(&[("ONCENOTE_IDEMPOTENCY_TTL_SECS", "0")]).is_ok());
+    }
+
+    #[test]
+    fn a_configuration_printed_for_debugging_never_shows_the_admin_password() {
+        let config = config(&[
+            ("ONCENOTE_ADMIN_USERNAME", "ada"),
+            ("ONCENOTE_ADMIN_PASSWORD", "correct horse battery staple"),
+        ])
+        .unwrap();
+        let printed = format!("{config:?}");
+        assert!(!printed.contains("correct horse"), "{printed}");
+        assert!(printed.contains("ada"), "{printed}");
     }
 
     #[test]
