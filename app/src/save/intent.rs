@@ -448,6 +448,20 @@ mod tests {
     }
 
     #[test]
+    fn a_waiting_intent_whose_cause_this_version_does_not_know_reads_as_its_sentence() {
+        // A later release may add causes; the sentence beside each keeps the entry
+        // readable (and sendable) here instead of damaged.
+        let stored = r#"{"v":2,"key":"k3","op":"create","title":"T","body":"b","written_at":"2026-12-01T05:00:00.000Z","attempts":1,"state":{"kind":"waiting","reason":"the moon is full; sent again by itself","cause":{"lunar":"full"}}}"#;
+        let intent = read_stored(stored).unwrap();
+        assert_eq!(
+            intent.state,
+            IntentState::Waiting {
+                cause: WaitReason::Earlier("the moon is full; sent again by itself".into())
+            }
+        );
+    }
+
+    #[test]
     fn an_intent_from_a_newer_version_or_a_damaged_entry_is_unreadable_but_reported() {
         assert_eq!(
             read_stored(r#"{"v":9,"key":"k","op":"teleport"}"#),

@@ -98,8 +98,9 @@ pub(super) mod stored {
     struct Read {
         #[serde(default)]
         reason: Option<String>,
+        /// Read apart: a cause a later release added is not one this version knows.
         #[serde(default)]
-        cause: Option<WaitReason>,
+        cause: Option<serde_json::Value>,
     }
 
     pub fn serialize<S: Serializer>(cause: &WaitReason, serializer: S) -> Result<S::Ok, S::Error> {
@@ -112,8 +113,13 @@ pub(super) mod stored {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<WaitReason, D::Error> {
         let read = Read::deserialize(deserializer)?;
-        match (read.cause, read.reason) {
+        let known = read
+            .cause
+            .and_then(|cause| WaitReason::deserialize(cause).ok());
+        match (known, read.reason) {
             (Some(cause), _) => Ok(cause),
+            // Written by the release before (a sentence only), or with a cause this
+            // version does not know: the sentence says it.
             (None, Some(sentence)) => Ok(WaitReason::Earlier(sentence)),
             (None, None) => Err(serde::de::Error::missing_field("reason")),
         }
