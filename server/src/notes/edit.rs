@@ -54,7 +54,9 @@ impl Operation for EditNote {
                 return Err(not_found(&edit.id));
             }
             let (title, body) = plan_for_deleted(edit);
-            let copy = self.keep_copy(&title, body, tx, scope, key).await?;
+            let copy = self
+                .keep_copy(&title, body, tx, scope, key, &fingerprint)
+                .await?;
             return Ok(Outcome::now(Edited::answer(EditAnswer {
                 outcome: EditOutcome::ConflictCopy,
                 note: None,
@@ -77,7 +79,9 @@ impl Operation for EditNote {
                 outcome,
             } => (title, body, outcome),
             EditPlan::Copy { title, body } => {
-                let copy = self.keep_copy(&title, body, tx, scope, key).await?;
+                let copy = self
+                    .keep_copy(&title, body, tx, scope, key, &fingerprint)
+                    .await?;
                 tracing::info!(note_id = %current.id, copy_id = %copy.id, "overlapping edit saved as a conflict copy");
                 return Ok(Outcome::now(Edited::answer(EditAnswer {
                     outcome: EditOutcome::ConflictCopy,
@@ -127,12 +131,10 @@ impl EditNote {
         tx: &mut T,
         scope: &str,
         key: &IdempotencyKey,
+        fingerprint: &Fingerprint,
     ) -> Result<Note, ApiError> {
         let copy = conflict_copy(&self.0, title, body);
-        if tx
-            .insert_note(scope, key, &self.fingerprint(), &copy)
-            .await?
-        {
+        if tx.insert_note(scope, key, fingerprint, &copy).await? {
             Ok(copy)
         } else {
             // The key already made a note: a create used it.
