@@ -4,8 +4,15 @@
 use serde::{Deserialize, Serialize};
 
 mod problem;
+mod tags;
+mod tasks;
 
 pub use problem::{Problem, ProblemSlug};
+pub use tags::{
+    TAG_MAX_CHARS, TAGS_PATH, TagCount, TagError, TagList, TagRename, TagRenamed, is_tag_char,
+    tag_name,
+};
+pub use tasks::toggle_task;
 
 /// The API path for notes.
 pub const NOTES_PATH: &str = "/api/notes";
@@ -65,6 +72,16 @@ pub struct Note {
     /// On a conflict copy: the note whose edit overlapped.
     #[serde(default)]
     pub conflict_of: Option<String>,
+    /// The `#tags` of its title and body, folded and sorted (see [`tag_name`]).
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Pinned notes list first.
+    #[serde(default)]
+    pub pinned: bool,
+    /// The body rendered from Markdown and sanitized: on `GET /api/notes/{id}` and every
+    /// write's answer about one note, never in lists or search results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub html: Option<String>,
 }
 
 /// `PATCH /api/notes/{id}`: a title or a body (or both) as the user saved them, and the
@@ -77,6 +94,9 @@ pub struct NoteEdit {
     pub body: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_version: Option<i64>,
+    /// Pin (`true`) or unpin (`false`): sent alone, without title, body or base version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pinned: Option<bool>,
     /// When Save was pressed, RFC 3339.
     pub written_at: String,
 }
@@ -118,6 +138,10 @@ pub enum RevisionKind {
     Merge,
     Trash,
     Restore,
+    Pin,
+    Unpin,
+    /// A tag renamed in every note that had it (`POST /api/tags/rename`).
+    TagRename,
 }
 
 /// One accepted write, with the note's title and body as it left them.

@@ -22,6 +22,7 @@ pub mod startup;
 pub mod state;
 pub mod storage;
 pub mod sweeper;
+pub mod tags;
 pub mod telemetry;
 pub mod text;
 pub mod timestamp;

@@ -59,7 +59,7 @@ impl PageData for StoreData {
             let after = cursor(after)?;
             store
                 .notes()
-                .list_notes(&scope, PAGE_NOTES, after.as_ref())
+                .list_notes(&scope, PAGE_NOTES, after.as_ref(), None)
                 .await
                 .map_err(shown)
         })

@@ -133,6 +133,7 @@ pub fn router(state: AppState) -> Router {
         .merge(api)
         .merge(form::router())
         .merge(crate::search::routes::router())
+        .merge(crate::tags::routes::router())
         .merge(accounts::routes::router())
         .merge(transfer::router())
         .merge(accounts::forms::router())

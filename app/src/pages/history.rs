@@ -63,6 +63,9 @@ fn RevisionItem(id: String, revision: Revision, current: i64) -> impl IntoView {
         RevisionKind::Merge => "Edited (merged with changes from elsewhere)",
         RevisionKind::Trash => "Moved to the trash",
         RevisionKind::Restore => "Restored from the trash",
+        RevisionKind::Pin => "Pinned",
+        RevisionKind::Unpin => "Unpinned",
+        RevisionKind::TagRename => "A tag renamed",
     };
     let restore = (revision.version < current).then(|| {
         let (title, body) = (revision.title.clone(), revision.body.clone());

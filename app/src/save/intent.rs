@@ -195,6 +195,7 @@ impl SaveIntent {
                     title: Some(title.clone()),
                     body: Some(body.clone()),
                     base_version: Some(*base_version),
+                    pinned: None,
                     written_at: self.written_at.clone(),
                 })
                 .unwrap_or_default(),

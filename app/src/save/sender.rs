@@ -221,6 +221,9 @@ mod tests {
             version: 1,
             trashed_at: None,
             conflict_of: None,
+            tags: Vec::new(),
+            pinned: false,
+            html: None,
         }
     }
 

@@ -5,6 +5,7 @@
 
 mod gate;
 mod pipeline;
+mod request;
 
 pub use crate::records::{
     Answer, Applied, ClaimTicket, Fingerprint, IdempotencyKey, NextAction, SHARED_SCOPE,
@@ -12,3 +13,4 @@ pub use crate::records::{
 };
 pub use gate::{KeyGates, Pass};
 pub use pipeline::{Operation, Outcome, Pipeline, execute};
+pub use request::{Payload, write_request};

@@ -64,6 +64,14 @@ impl<D> Outcome<D> {
     pub fn late(done: D) -> Self {
         Self { done, late: true }
     }
+
+    /// The same outcome, telling what was done another way.
+    pub fn map<E>(self, f: impl FnOnce(D) -> E) -> Outcome<E> {
+        Outcome {
+            done: f(self.done),
+            late: self.late,
+        }
+    }
 }
 
 /// What the pipeline works with: the database, the in-process gates on keys, how long a

@@ -8,6 +8,8 @@ use app::api::{NOTES_PATH, Note, NoteAnswer};
 use super::create::Created;
 use super::edit::Edited;
 use super::lifecycle::Moved;
+use super::patch::Patched;
+use super::pin::Pinned;
 use crate::error::ApiError;
 use crate::idempotency::StoredAnswer;
 
@@ -45,6 +47,19 @@ pub fn edited(edited: &Edited) -> Result<StoredAnswer, ApiError> {
             )
         }
         Edited::DeletedElsewhere(id) => deleted_elsewhere(id),
+    }
+}
+
+/// A `PATCH`: an edit's answer, or a pin's (200 with the note).
+pub fn patched(patched: &Patched) -> Result<StoredAnswer, ApiError> {
+    match patched {
+        Patched::Edited(done) => edited(done),
+        Patched::Pinned(Pinned::Note(note)) => json(
+            StatusCode::OK,
+            &NoteAnswer { note: note.clone() },
+            note_headers(note),
+        ),
+        Patched::Pinned(Pinned::DeletedElsewhere(id)) => deleted_elsewhere(id),
     }
 }
 

@@ -59,7 +59,7 @@ impl IfMatch {
         }
     }
 
-    fn canonical(&self) -> String {
+    pub fn canonical(&self) -> String {
         match self {
             IfMatch::Absent => "-".into(),
             IfMatch::Any => "*".into(),
@@ -180,6 +180,7 @@ mod tests {
             title: title.map(str::to_owned),
             body: body.map(str::to_owned),
             base_version: Some(1),
+            pinned: None,
             written_at: "2026-11-30T05:00:00Z".into(),
         }
     }

@@ -8,6 +8,7 @@ use super::edit_plan::{Base, EditPlan, older_base, plan_edit, plan_for_deleted};
 use crate::error::ApiError;
 use crate::idempotency::{Fingerprint, IdempotencyKey, Operation, Outcome};
 use crate::storage::{NewRevision, NoteWrites, PastWrite};
+use crate::text::tags;
 use crate::timestamp;
 
 /// Editing a note (see `edit_plan` for what an edit does).
@@ -91,6 +92,7 @@ impl Operation for EditNote {
             }
         };
         let note = Note {
+            tags: tags::of_note(&title, &body),
             title,
             body,
             version: current.version + 1,
@@ -149,9 +151,13 @@ fn conflict_copy(edit: &ValidNoteEdit, title: &str, body: String) -> Note {
     let at = timestamp::format(now);
     let room = TITLE_MAX_CHARS - COPY_SUFFIX.chars().count();
     let title: String = title.chars().take(room).collect();
+    let title = format!("{}{COPY_SUFFIX}", title.trim_end());
     Note {
         id: uuid::Uuid::new_v4().to_string(),
-        title: format!("{}{COPY_SUFFIX}", title.trim_end()),
+        tags: tags::of_note(&title, &body),
+        pinned: false,
+        html: None,
+        title,
         body,
         written_at: timestamp::believable_written_at(&edit.written_at, now),
         created_at: at.clone(),

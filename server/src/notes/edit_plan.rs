@@ -124,6 +124,9 @@ mod tests {
             version,
             trashed_at: None,
             conflict_of: None,
+            tags: Vec::new(),
+            pinned: false,
+            html: None,
         }
     }
 

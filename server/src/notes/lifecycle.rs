@@ -150,6 +150,9 @@ mod tests {
             version: 2,
             trashed_at: trashed.then(|| NOW.to_owned()),
             conflict_of: None,
+            tags: Vec::new(),
+            pinned: false,
+            html: None,
         }
     }
 

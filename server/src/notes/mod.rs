@@ -19,6 +19,8 @@ pub mod form;
 pub mod lifecycle;
 pub mod merge;
 pub mod new_note;
+pub mod patch;
+pub mod pin;
 #[cfg(feature = "bench-plain-insert")]
 pub mod plain_insert;
 pub mod routes;

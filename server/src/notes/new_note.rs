@@ -5,6 +5,7 @@ use app::api::{NOTES_PATH, NewNote, Note, validate_draft};
 
 use crate::error::ApiError;
 use crate::idempotency::Fingerprint;
+use crate::text::tags;
 use crate::timestamp;
 
 /// A valid new note: title trimmed, `written_at` in UTC to the millisecond.
@@ -50,6 +51,9 @@ impl ValidNewNote {
             version: 1,
             trashed_at: None,
             conflict_of: None,
+            tags: tags::of_note(&self.title, &self.body),
+            pinned: false,
+            html: None,
         }
     }
 

@@ -13,20 +13,20 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
 
-use app::api::{NOTES_PATH, NewNote, NoteEdit, Revisions};
+use app::api::{NOTES_PATH, NewNote, NoteEdit, Revisions, tag_name};
 
 use super::answers::{self, etag};
-use super::changes::{IfMatch, Lifecycle, ValidLifecycle, ValidNoteEdit};
+use super::changes::{IfMatch, Lifecycle, ValidLifecycle};
 use super::create::CreateNote;
-use super::edit::EditNote;
 use super::lifecycle::ChangeLifecycle;
 use super::new_note::ValidNewNote;
+use super::patch::PatchNote;
 use crate::accounts::session::SignedIn;
 use crate::error::ApiError;
-use crate::http::body::{parse_json, read_limited, require_json};
+use crate::http::body::parse_json;
 use crate::http::paging::parse_limit;
 use crate::http::routing::allow;
-use crate::idempotency::{self, IdempotencyKey, Operation, StoredAnswer};
+use crate::idempotency::{Payload, write_request};
 use crate::records::cursor::Cursor;
 use crate::state::AppState;
 
@@ -51,51 +51,6 @@ pub fn router() -> Router<AppState> {
         .route("/api/trash", allow(get(list_trash), "GET"))
 }
 
-/// What a write's body must be.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Payload {
-    /// `application/json`, parsed by the route.
-    Json,
-    /// No body is read for it (trash, restore, delete): any body is ignored.
-    None,
-}
-
-/// Runs every check of a write in the protocol's order — body size, key, media type,
-/// then the route's own parsing — and hands the operation to the pipeline once, in the
-/// signed-in person's scope (the extractor answered 401 before any of this otherwise).
-async fn write<O: Operation + Send + 'static>(
-    state: &AppState,
-    scope: &str,
-    headers: &HeaderMap,
-    body: Body,
-    payload: Payload,
-    parse: impl FnOnce(&Bytes) -> Result<O, ApiError>,
-    answer: fn(&O::Done) -> Result<StoredAnswer, ApiError>,
-) -> Response {
-    let mut key = None;
-    let result = async {
-        let bytes = read_limited(headers, body, state.config.body_timeout).await?;
-        let found = IdempotencyKey::from_headers(headers)?;
-        tracing::Span::current().record("key", found.as_str());
-        key = Some(found.clone());
-        if payload == Payload::Json {
-            require_json(headers)?;
-        }
-        let operation = parse(&bytes)?;
-        let answer =
-            idempotency::execute(state.pipeline(), scope, &found, operation, answer).await?;
-        if answer.replayed {
-            tracing::info!(status = answer.stored.status, "replayed a stored answer");
-        }
-        Ok::<_, ApiError>(answer.into_response())
-    }
-    .await;
-    result.unwrap_or_else(|error: ApiError| {
-        error.log(key.as_ref().map(IdempotencyKey::as_str));
-        error.into_response()
-    })
-}
-
 /// `POST /api/notes`.
 #[tracing::instrument(name = "create_note", skip_all, fields(key = tracing::field::Empty))]
 async fn create_note(
@@ -104,7 +59,7 @@ async fn create_note(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    write(
+    write_request(
         &state,
         &viewer.user_id,
         &headers,
@@ -129,7 +84,7 @@ async fn edit_note(
     body: Body,
 ) -> Response {
     let if_match = IfMatch::from_headers(&headers);
-    write(
+    write_request(
         &state,
         &viewer.user_id,
         &headers,
@@ -137,9 +92,9 @@ async fn edit_note(
         Payload::Json,
         |bytes| {
             let request: NoteEdit = parse_json(bytes, "an edit")?;
-            Ok(EditNote(ValidNoteEdit::parse(&id, request, if_match)?))
+            PatchNote::parse(&id, request, if_match)
         },
-        answers::edited,
+        answers::patched,
     )
     .await
 }
@@ -211,7 +166,7 @@ async fn lifecycle(
             if_match,
         }))
     };
-    write(
+    write_request(
         state,
         scope,
         headers,
@@ -227,29 +182,39 @@ async fn lifecycle(
 struct ListParams {
     limit: Option<String>,
     cursor: Option<String>,
+    tag: Option<String>,
 }
 
 /// Reads `limit` (1–200, default 50) and `cursor`.
 fn page_params(uri: &Uri) -> Result<(u32, Option<Cursor>), ApiError> {
-    let params = Query::<ListParams>::try_from_uri(uri)
-        .map_err(|e| ApiError::InvalidQuery(e.body_text()))?
-        .0;
+    let params = list_params(uri)?;
     let limit = parse_limit(params.limit.as_deref())?;
     let cursor = params.cursor.as_deref().map(Cursor::decode).transpose()?;
     Ok((limit, cursor))
 }
 
-/// `GET /api/notes?limit=&cursor=`: notes not in the trash, newest first.
+fn list_params(uri: &Uri) -> Result<ListParams, ApiError> {
+    Ok(Query::<ListParams>::try_from_uri(uri)
+        .map_err(|e| ApiError::InvalidQuery(e.body_text()))?
+        .0)
+}
+
+/// `GET /api/notes?limit=&cursor=&tag=`: notes not in the trash, pinned first, newest
+/// first; with `tag`, those tagged with it or a tag under it.
 async fn list_notes(
     State(state): State<AppState>,
     SignedIn(viewer): SignedIn,
     uri: Uri,
 ) -> Result<Response, ApiError> {
     let (limit, cursor) = page_params(&uri)?;
+    let tag = list_params(&uri)?
+        .tag
+        .map(|raw| tag_name(&raw).map_err(|e| ApiError::InvalidQuery(format!("tag {raw:?}: {e}"))))
+        .transpose()?;
     let page = state
         .store
         .notes()
-        .list_notes(&viewer.user_id, limit, cursor.as_ref())
+        .list_notes(&viewer.user_id, limit, cursor.as_ref(), tag.as_deref())
         .await?;
     Ok(axum::Json(page).into_response())
 }

@@ -11,6 +11,8 @@ pub struct InvalidCursor(pub String);
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cursor {
+    /// In the pinned part of the list of notes (never in the trash).
+    pub pinned: bool,
     pub at: String,
     pub id: String,
 }
@@ -36,27 +38,36 @@ impl Order {
 impl Cursor {
     fn after(note: &Note, order: Order) -> Self {
         Self {
+            pinned: matches!(order, Order::Created) && note.pinned,
             at: order.time_of(note).to_owned(),
             id: note.id.clone(),
         }
     }
 
-    /// The cursor's text form: `{created_at}_{id}` (neither part contains `_`).
+    /// The cursor's text form: `{created_at}_{id}` (neither part contains `_`), after a
+    /// `p` in the pinned part of the list. A cursor from before pins reads as one in the
+    /// unpinned part, where every note then was.
     pub fn encode(&self) -> String {
-        format!("{}_{}", self.at, self.id)
+        let part = if self.pinned { "p" } else { "" };
+        format!("{part}{}_{}", self.at, self.id)
     }
 
     /// Reads a cursor this server gave out; anything else is refused (400
     /// `invalid-query`).
     pub fn decode(text: &str) -> Result<Self, InvalidCursor> {
         let bad = || InvalidCursor(format!("cursor {text:?} is not one this server gave out"));
-        let (at, id) = text.split_once('_').ok_or_else(bad)?;
+        let (pinned, rest) = match text.strip_prefix('p') {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        let (at, id) = rest.split_once('_').ok_or_else(bad)?;
         let well_formed =
             chrono::DateTime::parse_from_rfc3339(at).is_ok() && uuid::Uuid::parse_str(id).is_ok();
         if !well_formed {
             return Err(bad());
         }
         Ok(Self {
+            pinned,
             at: at.to_owned(),
             id: id.to_owned(),
         })
@@ -82,10 +93,24 @@ mod tests {
     #[test]
     fn a_cursor_reads_back_what_it_wrote() {
         let c = Cursor {
+            pinned: false,
             at: "2026-11-30T05:00:00.123456Z".into(),
             id: "0b7a3c52-6f0e-4c51-9a0e-4a0c8f7e2d11".into(),
         };
         assert_eq!(Cursor::decode(&c.encode()).unwrap(), c);
+        let pinned = Cursor { pinned: true, ..c };
+        assert!(pinned.encode().starts_with("p2026-"));
+        assert_eq!(Cursor::decode(&pinned.encode()).unwrap(), pinned);
+    }
+
+    #[test]
+    fn a_cursor_given_out_before_pins_reads_as_one_among_the_unpinned() {
+        let old = "2026-11-30T05:00:00.123456Z_0b7a3c52-6f0e-4c51-9a0e-4a0c8f7e2d11";
+        assert!(!Cursor::decode(old).unwrap().pinned);
+        assert!(Cursor::decode("p").is_err());
+        assert!(
+            Cursor::decode("pp2026-11-30T05:00:00Z_0b7a3c52-6f0e-4c51-9a0e-4a0c8f7e2d11").is_err()
+        );
     }
 
     #[test]

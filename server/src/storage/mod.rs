@@ -173,4 +173,30 @@ pub trait NoteWrites {
         fingerprint: &Fingerprint,
         at: &str,
     ) -> impl Future<Output = Result<(), StorageError>> + Send;
+
+    /// Every note (in the trash or not) tagged `tag` or a tag nested under it, oldest
+    /// first, held for this transaction.
+    fn tagged(
+        &mut self,
+        scope: &str,
+        tag: &str,
+    ) -> impl Future<Output = Result<Vec<Note>, StorageError>> + Send;
+
+    /// What a rename under `key` did (how many notes it changed), with its request's
+    /// fingerprint: kept past the key's idempotency row, for a late retry.
+    fn past_rename(
+        &mut self,
+        scope: &str,
+        key: &IdempotencyKey,
+    ) -> impl Future<Output = Result<Option<(i64, Fingerprint)>, StorageError>> + Send;
+
+    /// Keeps what a rename under `key` did.
+    fn record_rename(
+        &mut self,
+        scope: &str,
+        key: &IdempotencyKey,
+        fingerprint: &Fingerprint,
+        renamed: i64,
+        at: &str,
+    ) -> impl Future<Output = Result<(), StorageError>> + Send;
 }

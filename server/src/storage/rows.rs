@@ -7,8 +7,8 @@ use crate::records::User;
 use crate::storage::StorageError;
 
 /// The columns of a note, in `NoteRow`'s order.
-pub const NOTE_COLUMNS: &str =
-    "id, title, body, written_at, created_at, updated_at, version, trashed_at, conflict_of";
+pub const NOTE_COLUMNS: &str = "id, title, body, written_at, created_at, updated_at, version, \
+     trashed_at, conflict_of, pinned, tags";
 
 #[derive(Clone, sqlx::FromRow)]
 pub struct NoteRow {
@@ -21,20 +21,29 @@ pub struct NoteRow {
     version: i64,
     trashed_at: Option<String>,
     conflict_of: Option<String>,
+    pinned: bool,
+    /// The note's tags, one per line (`NULL` until the backfill of an older database).
+    tags: Option<String>,
 }
 
 impl From<NoteRow> for Note {
     fn from(row: NoteRow) -> Self {
         Note {
             id: row.id,
-            title: row.title,
-            body: row.body,
             written_at: row.written_at,
             created_at: row.created_at,
             updated_at: row.updated_at,
             version: row.version,
             trashed_at: row.trashed_at,
             conflict_of: row.conflict_of,
+            pinned: row.pinned,
+            tags: match row.tags {
+                Some(tags) => tags_from_column(&tags),
+                None => crate::text::tags::of_note(&row.title, &row.body),
+            },
+            title: row.title,
+            body: row.body,
+            html: None,
         }
     }
 }
@@ -62,6 +71,27 @@ impl TryFrom<RevisionRow> for Revision {
     }
 }
 
+/// A note's tags, found again in its text: storage keeps what the text says, whatever
+/// the caller thought (the note's `tags` must agree; tests catch one that does not).
+pub fn tags_of(note: &Note) -> Vec<String> {
+    let tags = crate::text::tags::of_note(&note.title, &note.body);
+    debug_assert_eq!(tags, note.tags, "the tags of note {}", note.id);
+    tags
+}
+
+/// A note's tags as its `tags` column keeps them: one per line (a tag holds no line break).
+pub fn tags_column(tags: &[String]) -> String {
+    tags.join("\n")
+}
+
+fn tags_from_column(column: &str) -> Vec<String> {
+    column
+        .split('\n')
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
 pub fn kind_name(kind: RevisionKind) -> &'static str {
     match kind {
         RevisionKind::Create => "create",
@@ -69,6 +99,9 @@ pub fn kind_name(kind: RevisionKind) -> &'static str {
         RevisionKind::Merge => "merge",
         RevisionKind::Trash => "trash",
         RevisionKind::Restore => "restore",
+        RevisionKind::Pin => "pin",
+        RevisionKind::Unpin => "unpin",
+        RevisionKind::TagRename => "tag-rename",
     }
 }
 
@@ -79,6 +112,9 @@ pub fn revision_kind(name: &str) -> Result<RevisionKind, StorageError> {
         "merge" => RevisionKind::Merge,
         "trash" => RevisionKind::Trash,
         "restore" => RevisionKind::Restore,
+        "pin" => RevisionKind::Pin,
+        "unpin" => RevisionKind::Unpin,
+        "tag-rename" => RevisionKind::TagRename,
         other => {
             return Err(StorageError::Other(anyhow::anyhow!(
                 "a revision of unknown kind {other:?}"
@@ -88,7 +124,9 @@ pub fn revision_kind(name: &str) -> Result<RevisionKind, StorageError> {
 }
 
 /// Tables whose rows belong to a scope (moved from the shared scope to the first admin).
-pub const SCOPED_TABLES: [&str; 5] = [
+pub const SCOPED_TABLES: [&str; 7] = [
+    "note_tags",
+    "tag_renames",
     "notes",
     "revisions",
     "tombstones",

@@ -11,4 +11,5 @@ pub mod cjk;
 pub mod document;
 pub mod fold;
 pub mod query;
+pub mod tags;
 pub mod tokens;

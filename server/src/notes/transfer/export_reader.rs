@@ -355,6 +355,9 @@ mod tests {
                 version: 1,
                 trashed_at: (n % 2 == 0).then(|| "2026-11-30T06:00:00.000Z".into()),
                 conflict_of: None,
+                tags: Vec::new(),
+                pinned: false,
+                html: None,
             })
             .collect();
         let zip = super::super::export::zip_of(notes);

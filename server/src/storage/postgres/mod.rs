@@ -24,6 +24,7 @@ mod open;
 pub mod search;
 mod sessions;
 mod sweeps;
+mod tags;
 
 use std::time::Duration;
 

@@ -8,7 +8,9 @@ use super::search::{SEARCH_DOCUMENT, search_parts};
 use super::unstorable;
 use crate::records::{Fingerprint, IdempotencyKey};
 use crate::storage::StorageError;
-use crate::storage::rows::{NOTE_COLUMNS, NoteRow, RevisionRow, kind_name, revision_kind};
+use crate::storage::rows::{
+    NOTE_COLUMNS, NoteRow, RevisionRow, kind_name, revision_kind, tags_column, tags_of,
+};
 use crate::storage::{NewRevision, NoteWrites, PastWrite};
 
 /// A write transaction holding a claimed key.
@@ -25,6 +27,7 @@ impl NoteWrites for PgTx {
         if !insert_note(&mut *self.0, scope, key, fingerprint, note).await? {
             return Ok(false);
         }
+        insert_tags(&mut self.0, scope, &note.id, &tags_of(note)).await?;
         insert_revision(
             &mut self.0,
             scope,
@@ -164,9 +167,11 @@ impl NoteWrites for PgTx {
         revision: NewRevision<'_>,
     ) -> Result<(), StorageError> {
         let (title, body, cjk) = search_parts(note);
+        let tags = tags_of(note);
         sqlx::query(&format!(
             "UPDATE notes SET title = $4, body = $5, version = $6, updated_at = $7, \
-             trashed_at = $8, search = {} WHERE scope = $9 AND id = $10",
+             trashed_at = $8, search = {}, pinned = $11, tags = $12 \
+             WHERE scope = $9 AND id = $10",
             SEARCH_DOCUMENT
         ))
         .bind(title)
@@ -179,8 +184,15 @@ impl NoteWrites for PgTx {
         .bind(&note.trashed_at)
         .bind(scope)
         .bind(&note.id)
+        .bind(note.pinned)
+        .bind(tags_column(&tags))
         .execute(&mut *self.0)
         .await?;
+        sqlx::query("DELETE FROM note_tags WHERE note_id = $1")
+            .bind(&note.id)
+            .execute(&mut *self.0)
+            .await?;
+        insert_tags(&mut self.0, scope, &note.id, &tags).await?;
         insert_revision(&mut self.0, scope, note, revision).await
     }
 
@@ -206,6 +218,29 @@ impl NoteWrites for PgTx {
         at: &str,
     ) -> Result<(), StorageError> {
         purge_note(&mut self.0, scope, id, Some(key), Some(fingerprint), at).await
+    }
+
+    async fn tagged(&mut self, scope: &str, tag: &str) -> Result<Vec<Note>, StorageError> {
+        self.tagged_notes(scope, tag).await
+    }
+
+    async fn past_rename(
+        &mut self,
+        scope: &str,
+        key: &IdempotencyKey,
+    ) -> Result<Option<(i64, Fingerprint)>, StorageError> {
+        self.rename_record(scope, key).await
+    }
+
+    async fn record_rename(
+        &mut self,
+        scope: &str,
+        key: &IdempotencyKey,
+        fingerprint: &Fingerprint,
+        renamed: i64,
+        at: &str,
+    ) -> Result<(), StorageError> {
+        self.keep_rename(scope, key, fingerprint, renamed, at).await
     }
 }
 
@@ -248,6 +283,27 @@ pub(super) async fn purge_note(
     Ok(())
 }
 
+/// The rows that find a note by its tags.
+pub(super) async fn insert_tags(
+    tx: &mut Transaction<'static, Postgres>,
+    scope: &str,
+    note_id: &str,
+    tags: &[String],
+) -> Result<(), StorageError> {
+    if tags.is_empty() {
+        return Ok(());
+    }
+    sqlx::query(
+        "INSERT INTO note_tags (scope, note_id, tag) SELECT $1, $2, tag FROM UNNEST($3::text[]) AS tag",
+    )
+    .bind(scope)
+    .bind(note_id)
+    .bind(tags)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
 async fn insert_revision(
     tx: &mut Transaction<'static, Postgres>,
     scope: &str,
@@ -283,8 +339,10 @@ pub(in crate::storage) async fn insert_note<'e>(
     let (title, body, cjk) = search_parts(note);
     let inserted = sqlx::query(&format!(
         "INSERT INTO notes (id, scope, idempotency_key, request_fingerprint, title, body, \
-         written_at, created_at, updated_at, version, trashed_at, conflict_of, search) \
-         VALUES ($4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, {SEARCH_DOCUMENT}) \
+         written_at, created_at, updated_at, version, trashed_at, conflict_of, search, \
+         pinned, tags) \
+         VALUES ($4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, {SEARCH_DOCUMENT}, \
+         $16, $17) \
          ON CONFLICT (scope, idempotency_key) DO NOTHING"
     ))
     .bind(title)
@@ -302,6 +360,8 @@ pub(in crate::storage) async fn insert_note<'e>(
     .bind(note.version)
     .bind(&note.trashed_at)
     .bind(&note.conflict_of)
+    .bind(note.pinned)
+    .bind(tags_column(&tags_of(note)))
     .execute(executor)
     .await?
     .rows_affected();

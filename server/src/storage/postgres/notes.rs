@@ -14,32 +14,36 @@ impl PgStore {
         scope: &str,
         limit: u32,
         cursor: Option<&Cursor>,
+        tag: Option<&str>,
     ) -> Result<NotesPage, StorageError> {
         let fetch = i64::from(limit) + 1;
-        let rows: Vec<NoteRow> = match cursor {
-            None => {
-                sqlx::query_as(&format!(
-                    "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = $1 AND trashed_at IS NULL \
-                     ORDER BY created_at DESC, id DESC LIMIT $2"
-                ))
-                .bind(scope)
-                .bind(fetch)
-                .fetch_all(&self.reader)
-                .await?
-            }
-            Some(c) => {
-                sqlx::query_as(&format!(
-                    "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = $1 AND trashed_at IS NULL \
-                     AND (created_at, id) < ($2, $3) ORDER BY created_at DESC, id DESC LIMIT $4"
-                ))
-                .bind(scope)
-                .bind(&c.at)
-                .bind(&c.id)
-                .bind(fetch)
-                .fetch_all(&self.reader)
-                .await?
-            }
+        // $1 scope, $2 limit, $3–$5 the cursor, $6–$8 the tag (unused ones bound as NULL).
+        let after = if cursor.is_some() {
+            "AND (pinned, created_at, id) < ($3, $4, $5)"
+        } else {
+            "AND ($3::boolean IS NULL AND $4::text IS NULL AND $5::text IS NULL)"
         };
+        let tagged = if tag.is_some() {
+            "AND id IN (SELECT note_id FROM note_tags WHERE scope = $1 \
+             AND (tag = $6 OR substr(tag, 1, $7) = $8))"
+        } else {
+            "AND ($6::text IS NULL AND $7::int IS NULL AND $8::text IS NULL)"
+        };
+        let nested = tag.map(|t| format!("{t}/"));
+        let rows: Vec<NoteRow> = sqlx::query_as(&format!(
+            "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = $1 AND trashed_at IS NULL {after} \
+             {tagged} ORDER BY pinned DESC, created_at DESC, id DESC LIMIT $2"
+        ))
+        .bind(scope)
+        .bind(fetch)
+        .bind(cursor.map(|c| c.pinned))
+        .bind(cursor.map(|c| c.at.as_str()))
+        .bind(cursor.map(|c| c.id.as_str()))
+        .bind(tag)
+        .bind(nested.as_ref().map(|n| n.chars().count() as i32))
+        .bind(nested.as_deref())
+        .fetch_all(&self.reader)
+        .await?;
         let notes = rows.into_iter().map(Note::from).collect();
         Ok(Cursor::page(notes, limit, Order::Created))
     }

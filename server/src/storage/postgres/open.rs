@@ -11,6 +11,7 @@ use super::search::{SEARCH_DOCUMENT, search_parts_of};
 use super::sweeps::SWEEP_BATCH;
 use crate::config::{Config, redacted};
 use crate::storage::StorageError;
+use crate::storage::rows::tags_column;
 
 impl PgStore {
     /// Connects and migrates (under sqlx's advisory lock: replicas starting together
@@ -52,6 +53,9 @@ impl PgStore {
         refold(&pool)
             .await
             .context("could not make the listed search documents again")?;
+        fill_in_tags(&pool)
+            .await
+            .context("could not find the tags of notes written before tags")?;
         Ok(Self {
             pool,
             reader,
@@ -106,6 +110,42 @@ async fn refold(pool: &PgPool) -> anyhow::Result<()> {
             .bind(body)
             .bind(cjk)
             .bind(&id)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+    }
+}
+
+/// Finds the tags of notes written before tags existed (their `tags` is NULL), a batch per
+/// transaction; replicas starting together share the work.
+async fn fill_in_tags(pool: &PgPool) -> anyhow::Result<()> {
+    loop {
+        let mut tx = pool.begin().await?;
+        let rows: Vec<(String, String, String, String)> = sqlx::query_as(
+            "SELECT id, scope, title, body FROM notes WHERE tags IS NULL \
+             LIMIT $1 FOR UPDATE SKIP LOCKED",
+        )
+        .bind(SWEEP_BATCH)
+        .fetch_all(&mut *tx)
+        .await?;
+        if rows.is_empty() {
+            return Ok(());
+        }
+        for (id, scope, title, body) in rows {
+            let tags = crate::text::tags::of_note(&title, &body);
+            sqlx::query("UPDATE notes SET tags = $1 WHERE id = $2")
+                .bind(tags_column(&tags))
+                .bind(&id)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query(
+                "INSERT INTO note_tags (scope, note_id, tag) \
+                 SELECT $1, $2, tag FROM UNNEST($3::text[]) AS tag ON CONFLICT DO NOTHING",
+            )
+            .bind(&scope)
+            .bind(&id)
+            .bind(&tags)
             .execute(&mut *tx)
             .await?;
         }

@@ -23,6 +23,7 @@ mod open;
 pub mod search;
 mod sessions;
 mod sweeps;
+mod tags;
 mod writer;
 
 use sqlx::SqlitePool;

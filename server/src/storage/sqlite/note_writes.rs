@@ -8,7 +8,9 @@ use super::notes::note_by_id;
 use super::search::cjk_of;
 use crate::records::{Fingerprint, IdempotencyKey};
 use crate::storage::StorageError;
-use crate::storage::rows::{NOTE_COLUMNS, NoteRow, RevisionRow, kind_name, revision_kind};
+use crate::storage::rows::{
+    NOTE_COLUMNS, NoteRow, RevisionRow, kind_name, revision_kind, tags_column, tags_of,
+};
 use crate::storage::{NewRevision, NoteWrites, PastWrite};
 
 /// The batch's write transaction, inside the savepoint of one write.
@@ -25,6 +27,7 @@ impl NoteWrites for SqliteTx<'_> {
         if !insert_note(&mut *self.0, scope, key, fingerprint, note).await? {
             return Ok(false);
         }
+        insert_tags(self.0, scope, &note.id, &tags_of(note)).await?;
         insert_revision(
             self.0,
             scope,
@@ -152,9 +155,10 @@ impl NoteWrites for SqliteTx<'_> {
         note: &Note,
         revision: NewRevision<'_>,
     ) -> Result<(), StorageError> {
+        let tags = tags_of(note);
         sqlx::query(
             "UPDATE notes SET title = ?, body = ?, cjk = ?, version = ?, updated_at = ?, \
-             trashed_at = ? WHERE scope = ? AND id = ?",
+             trashed_at = ?, pinned = ?, tags = ? WHERE scope = ? AND id = ?",
         )
         .bind(&note.title)
         .bind(&note.body)
@@ -162,10 +166,17 @@ impl NoteWrites for SqliteTx<'_> {
         .bind(note.version)
         .bind(&note.updated_at)
         .bind(&note.trashed_at)
+        .bind(note.pinned)
+        .bind(tags_column(&tags))
         .bind(scope)
         .bind(&note.id)
         .execute(&mut *self.0)
         .await?;
+        sqlx::query("DELETE FROM note_tags WHERE note_id = ?")
+            .bind(&note.id)
+            .execute(&mut *self.0)
+            .await?;
+        insert_tags(self.0, scope, &note.id, &tags).await?;
         insert_revision(self.0, scope, note, revision).await
     }
 
@@ -188,6 +199,29 @@ impl NoteWrites for SqliteTx<'_> {
         at: &str,
     ) -> Result<(), StorageError> {
         purge_note(self.0, scope, id, Some(key), Some(fingerprint), at).await
+    }
+
+    async fn tagged(&mut self, scope: &str, tag: &str) -> Result<Vec<Note>, StorageError> {
+        self.tagged_notes(scope, tag).await
+    }
+
+    async fn past_rename(
+        &mut self,
+        scope: &str,
+        key: &IdempotencyKey,
+    ) -> Result<Option<(i64, Fingerprint)>, StorageError> {
+        self.rename_record(scope, key).await
+    }
+
+    async fn record_rename(
+        &mut self,
+        scope: &str,
+        key: &IdempotencyKey,
+        fingerprint: &Fingerprint,
+        renamed: i64,
+        at: &str,
+    ) -> Result<(), StorageError> {
+        self.keep_rename(scope, key, fingerprint, renamed, at).await
     }
 }
 
@@ -230,6 +264,24 @@ pub(super) async fn purge_note(
     Ok(())
 }
 
+/// The rows that find a note by its tags.
+pub(super) async fn insert_tags(
+    tx: &mut SqliteConnection,
+    scope: &str,
+    note_id: &str,
+    tags: &[String],
+) -> Result<(), StorageError> {
+    for tag in tags {
+        sqlx::query("INSERT INTO note_tags (scope, note_id, tag) VALUES (?, ?, ?)")
+            .bind(scope)
+            .bind(note_id)
+            .bind(tag)
+            .execute(&mut *tx)
+            .await?;
+    }
+    Ok(())
+}
+
 async fn insert_revision(
     tx: &mut SqliteConnection,
     scope: &str,
@@ -264,8 +316,8 @@ async fn insert_note<'e>(
 ) -> Result<bool, StorageError> {
     let inserted = sqlx::query(
         "INSERT INTO notes (id, scope, idempotency_key, request_fingerprint, title, body, \
-         written_at, created_at, updated_at, version, trashed_at, conflict_of, cjk) \
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
+         written_at, created_at, updated_at, version, trashed_at, conflict_of, cjk, pinned, tags) \
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
          ON CONFLICT (scope, idempotency_key) DO NOTHING",
     )
     .bind(&note.id)
@@ -281,6 +333,8 @@ async fn insert_note<'e>(
     .bind(&note.trashed_at)
     .bind(&note.conflict_of)
     .bind(cjk_of(note))
+    .bind(note.pinned)
+    .bind(tags_column(&tags_of(note)))
     .execute(executor)
     .await?
     .rows_affected();

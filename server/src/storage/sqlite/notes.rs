@@ -14,33 +14,38 @@ impl SqliteStore {
         scope: &str,
         limit: u32,
         cursor: Option<&Cursor>,
+        tag: Option<&str>,
     ) -> Result<NotesPage, StorageError> {
         // One more than asked tells whether another page exists.
         let fetch = i64::from(limit) + 1;
-        let rows: Vec<NoteRow> = match cursor {
-            None => {
-                sqlx::query_as(&format!(
-                    "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = ? AND trashed_at IS NULL \
-                     ORDER BY created_at DESC, id DESC LIMIT ?"
-                ))
-                .bind(scope)
-                .bind(fetch)
-                .fetch_all(&self.reader)
-                .await?
-            }
-            Some(c) => {
-                sqlx::query_as(&format!(
-                    "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = ? AND trashed_at IS NULL \
-                     AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?"
-                ))
-                .bind(scope)
-                .bind(&c.at)
-                .bind(&c.id)
-                .bind(fetch)
-                .fetch_all(&self.reader)
-                .await?
-            }
+        let after = if cursor.is_some() {
+            "AND (pinned, created_at, id) < (?, ?, ?)"
+        } else {
+            ""
         };
+        let tagged = if tag.is_some() {
+            "AND id IN (SELECT note_id FROM note_tags WHERE scope = ? \
+             AND (tag = ? OR substr(tag, 1, ?) = ?))"
+        } else {
+            ""
+        };
+        let sql = format!(
+            "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = ? AND trashed_at IS NULL {after} \
+             {tagged} ORDER BY pinned DESC, created_at DESC, id DESC LIMIT ?"
+        );
+        let mut query = sqlx::query_as::<_, NoteRow>(&sql).bind(scope);
+        if let Some(c) = cursor {
+            query = query.bind(c.pinned).bind(&c.at).bind(&c.id);
+        }
+        if let Some(tag) = tag {
+            let nested = format!("{tag}/");
+            query = query
+                .bind(scope)
+                .bind(tag)
+                .bind(nested.chars().count() as i64)
+                .bind(nested);
+        }
+        let rows = query.bind(fetch).fetch_all(&self.reader).await?;
         let notes = rows.into_iter().map(Note::from).collect();
         Ok(Cursor::page(notes, limit, Order::Created))
     }

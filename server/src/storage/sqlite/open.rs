@@ -10,6 +10,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 
 use super::{SqliteStore, writer};
 use crate::storage::StorageError;
+use crate::storage::rows::tags_column;
 use crate::text::cjk;
 
 /// Connections for reads. Readers never block each other or the writer.
@@ -56,6 +57,7 @@ impl SqliteStore {
                 .context("could not apply the database migrations")?;
         }
         fill_in_cjk(&writer).await?;
+        fill_in_tags(&writer).await?;
         let reader = SqlitePoolOptions::new()
             .max_connections(READERS)
             .acquire_timeout(Duration::from_secs(10))
@@ -161,6 +163,40 @@ async fn fill_in_cjk(writer: &SqlitePool) -> anyhow::Result<()> {
                 .bind(rowid)
                 .execute(&mut *tx)
                 .await?;
+        }
+        tx.commit().await?;
+    }
+}
+
+/// Finds the tags of notes written before tags existed (their `tags` is NULL).
+async fn fill_in_tags(writer: &SqlitePool) -> anyhow::Result<()> {
+    loop {
+        let rows: Vec<(String, String, String, String)> =
+            sqlx::query_as("SELECT id, scope, title, body FROM notes WHERE tags IS NULL LIMIT 500")
+                .fetch_all(writer)
+                .await?;
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let mut tx = writer.begin().await?;
+        for (id, scope, title, body) in rows {
+            let tags = crate::text::tags::of_note(&title, &body);
+            sqlx::query("UPDATE notes SET tags = ? WHERE id = ?")
+                .bind(tags_column(&tags))
+                .bind(&id)
+                .execute(&mut *tx)
+                .await?;
+            for tag in tags {
+                sqlx::query(
+                    "INSERT INTO note_tags (scope, note_id, tag) VALUES (?, ?, ?) \
+                     ON CONFLICT DO NOTHING",
+                )
+                .bind(&scope)
+                .bind(&id)
+                .bind(tag)
+                .execute(&mut *tx)
+                .await?;
+            }
         }
         tx.commit().await?;
     }

@@ -28,6 +28,7 @@ pub mod notes;
 pub mod search;
 pub mod sessions;
 pub mod sweeps;
+pub mod tags;
 
 use super::{postgres, sqlite};
 use crate::config::{Config, DatabaseUrl};

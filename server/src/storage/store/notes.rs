@@ -21,8 +21,9 @@ impl Store {
 
 delegate! {
     Notes {
-        /// A page of notes not in the trash, newest first.
-        fn list_notes(&self, scope: &str, limit: u32, cursor: Option<&Cursor>) -> Result<NotesPage, StorageError>;
+        /// A page of notes not in the trash: pinned first, newest first among each; with
+        /// `tag`, only the notes tagged with it or a tag nested under it.
+        fn list_notes(&self, scope: &str, limit: u32, cursor: Option<&Cursor>, tag: Option<&str>) -> Result<NotesPage, StorageError>;
         /// A page of the notes in the trash, latest moved first.
         fn list_trash(&self, scope: &str, limit: u32, cursor: Option<&Cursor>) -> Result<NotesPage, StorageError>;
         /// One note (in the trash or not).

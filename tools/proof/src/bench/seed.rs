@@ -78,14 +78,17 @@ fn made_up_note(rng: &mut StdRng) -> NewSeededNote {
         fingerprint,
         note: Note {
             id,
-            title,
-            body,
             written_at: at.clone(),
             created_at: at.clone(),
             updated_at: at,
             version: 1,
             trashed_at: None,
             conflict_of: None,
+            tags: server::text::tags::of_note(&title, &body),
+            title,
+            body,
+            pinned: false,
+            html: None,
         },
     }
 }
