@@ -27,12 +27,37 @@ pub fn three_way(base: Text<'_>, current: Text<'_>, incoming: Text<'_>) -> Merge
     };
     let body = match merge_whole(base.body, current.body, incoming.body) {
         Some(body) => body,
-        None => match diffy::merge(base.body, current.body, incoming.body) {
-            Ok(body) => body,
-            Err(_) => return Merged::Overlap,
+        None => match line_by_line(base.body, current.body, incoming.body) {
+            Some(Some(body)) => body,
+            Some(None) => return Merged::Overlap,
+            None => match diffy::merge(base.body, current.body, incoming.body) {
+                Ok(body) => body,
+                Err(_) => return Merged::Overlap,
+            },
         },
     };
     Merged::Clean { title, body }
+}
+
+/// When no side added or removed a line (two ticks of a checklist, two fixes of
+/// different lines): line N of each side stands for line N of the base, so each line
+/// merges on its own — and changes to neighbouring lines, which diff3 counts as one
+/// overlapping hunk, are both kept. `None` when the line counts differ (diff3 decides);
+/// `Some(None)` when one line was changed differently on both sides.
+fn line_by_line(base: &str, current: &str, incoming: &str) -> Option<Option<String>> {
+    let lines = |text| -> Vec<&str> { str::split_inclusive(text, '\n').collect() };
+    let (base, current, incoming) = (lines(base), lines(current), lines(incoming));
+    if base.len() != current.len() || base.len() != incoming.len() {
+        return None;
+    }
+    let mut merged = String::new();
+    for ((b, c), i) in base.iter().zip(&current).zip(&incoming) {
+        match merge_whole(b, c, i) {
+            Some(line) => merged.push_str(&line),
+            None => return Some(None),
+        }
+    }
+    Some(Some(merged))
 }
 
 /// The merge when one side left the value as it was (or both made the same change);
@@ -65,6 +90,28 @@ mod tests {
             Merged::Clean {
                 title: "Plan".into(),
                 body: "ONE\ntwo\nthree\nfour\nFIVE\n".into()
+            }
+        );
+    }
+
+    #[test]
+    fn ticks_of_neighbouring_tasks_on_two_devices_are_both_kept() {
+        let base = text("List", "- [ ] milk\n- [ ] eggs\n- [ ] bread");
+        let current = text("List", "- [x] milk\n- [ ] eggs\n- [ ] bread");
+        let incoming = text("List", "- [ ] milk\n- [x] eggs\n- [ ] bread");
+        assert_eq!(
+            three_way(base, current, incoming),
+            Merged::Clean {
+                title: "List".into(),
+                body: "- [x] milk\n- [x] eggs\n- [ ] bread".into()
+            }
+        );
+        let other = text("List", "- [ ] milk\n- [ ] eggs\n- [ ] bread!");
+        assert_eq!(
+            three_way(base, current, other),
+            Merged::Clean {
+                title: "List".into(),
+                body: "- [x] milk\n- [ ] eggs\n- [ ] bread!".into()
             }
         );
     }

@@ -26,7 +26,13 @@ pub async fn find(
     limit: u32,
     cursor: Option<&str>,
 ) -> Result<SearchPage, ApiError> {
-    let query = query::parse(q).map_err(|error| ApiError::ValidationFailed(error.to_string()))?;
+    let (tags, words) = query::take_tags(q);
+    // `#tag` alone lists the notes carrying it, newest first; with words, it narrows them.
+    let query = match query::parse(&words) {
+        Ok(query) => Some(query),
+        Err(_) if !tags.is_empty() => None,
+        Err(error) => return Err(ApiError::ValidationFailed(error.to_string())),
+    };
     let offset = match cursor {
         None => 0,
         Some(text) => text
@@ -40,11 +46,11 @@ pub async fn find(
     // One more than asked tells whether another page exists.
     let mut notes = store
         .search()
-        .search(scope, &query, limit + 1, offset)
+        .search(scope, query.as_ref(), &tags, limit + 1, offset)
         .await?;
     let next = (notes.len() > limit as usize).then(|| (offset + limit).to_string());
     notes.truncate(limit as usize);
-    let terms = query.highlight_terms();
+    let terms = query.map(|q| q.highlight_terms()).unwrap_or_default();
     let results = notes
         .into_iter()
         .map(|note| SearchHit {

@@ -81,6 +81,34 @@ impl fmt::Display for QueryError {
 
 impl std::error::Error for QueryError {}
 
+/// Splits the `#tags` out of what the user typed: each word outside quotes that is `#`
+/// and a tag (see `app::api::tag_name`) asks for notes carrying that tag (or one nested
+/// under it); the rest is searched for as words. A quoted `"#work"` is a word.
+pub fn take_tags(input: &str) -> (Vec<String>, String) {
+    let mut tags = Vec::new();
+    let mut rest = String::with_capacity(input.len());
+    let mut quoted = false;
+    for word in input.split_inclusive(char::is_whitespace) {
+        let bare = word.trim_end();
+        if !quoted
+            && bare.starts_with('#')
+            && let Ok(tag) = app::api::tag_name(bare)
+        {
+            if !tags.contains(&tag) {
+                tags.push(tag);
+            }
+            rest.push(' ');
+            continue;
+        }
+        if word.chars().filter(|c| QUOTES.contains(c)).count() % 2 == 1 {
+            quoted = !quoted;
+        }
+        rest.push_str(word);
+    }
+    tags.truncate(MAX_TERMS);
+    (tags, rest)
+}
+
 /// Parses what the user typed into a [`SearchQuery`]; see [`SearchQuery::parse`].
 pub fn parse(input: &str) -> Result<SearchQuery, QueryError> {
     SearchQuery::parse(input)
@@ -932,5 +960,21 @@ mod tests {
             SearchQuery::parse("a or b")
         );
         assert_eq!(super::parse("a or b"), SearchQuery::parse("a or b"));
+    }
+
+    #[test]
+    fn a_hash_word_outside_quotes_is_a_tag_and_the_rest_stays_words() {
+        let (tags, rest) = take_tags("#Work plan \"#quoted\" #a/b #1 #work");
+        assert_eq!(tags, ["work", "a/b"]);
+        assert_eq!(
+            super::parse(&rest).unwrap(),
+            super::parse("plan \"#quoted\" #1").unwrap()
+        );
+        let (tags, rest) = take_tags("#only");
+        assert_eq!(tags, ["only"]);
+        assert!(
+            super::parse(&rest).is_err(),
+            "nothing left to look for as words"
+        );
     }
 }

@@ -29,10 +29,20 @@ pub const SEARCH_MATCH: &str = "search_scope @@ $2::tsquery AND search @@ q";
 /// everyone's notes, a rare one by the index: the time would tell which. Without it,
 /// every search takes the scoped index.
 pub fn search_sql() -> String {
+    search_sql_with("")
+}
+
+/// Keeps the notes that carry every tag of the array `$6`, or a tag nested under it
+/// (`#work` asks for `work` and `work/…`). With no tags asked for it is left out.
+const CARRIES_EVERY_TAG: &str = "AND NOT EXISTS (SELECT 1 FROM unnest($6::text[]) AS w(tag) \
+     WHERE NOT EXISTS (SELECT 1 FROM note_tags t WHERE t.note_id = notes.id \
+     AND (t.tag = w.tag OR left(t.tag, length(w.tag) + 1) = w.tag || '/')))";
+
+fn search_sql_with(tagged: &str) -> String {
     format!(
         "SELECT {NOTE_COLUMNS} FROM notes, \
          (SELECT to_tsquery('simple', $1) AS q OFFSET 0) AS query \
-         WHERE scope = $3 AND trashed_at IS NULL AND {SEARCH_MATCH} \
+         WHERE scope = $3 AND trashed_at IS NULL AND {SEARCH_MATCH} {tagged} \
          ORDER BY ts_rank_cd('{{0.1, 0.1, 0.1, 1.0}}', search, q, 1) DESC, created_at DESC, id \
          LIMIT $4 OFFSET $5"
     )
@@ -47,21 +57,47 @@ impl PgStore {
     pub async fn search(
         &self,
         scope: &str,
-        query: &SearchQuery,
+        query: Option<&SearchQuery>,
+        tags: &[String],
         limit: u32,
         offset: u32,
     ) -> Result<Vec<Note>, StorageError> {
+        let tagged = if tags.is_empty() {
+            ""
+        } else {
+            CARRIES_EVERY_TAG
+        };
+        let Some(query) = query else {
+            // $1, $2 and $6 as in the search; only the tags and the scope are used.
+            let rows: Vec<NoteRow> = sqlx::query_as(&format!(
+                "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = $3 AND trashed_at IS NULL \
+                 AND $1::text IS NULL AND $2::text IS NULL {tagged} \
+                 ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5"
+            ))
+            .bind(None::<String>)
+            .bind(None::<String>)
+            .bind(scope)
+            .bind(i64::from(limit))
+            .bind(i64::from(offset))
+            .bind(tags)
+            .fetch_all(&self.reader)
+            .await?;
+            return Ok(rows.into_iter().map(Note::from).collect());
+        };
         // The title weighs ten times the body and the bigrams; the rank is divided by
         // 1 + log(length) so a long note does not win by its length alone (as bm25 does on
         // SQLite); ties go to the newer note.
-        let rows: Vec<NoteRow> = sqlx::query_as(&search_sql())
+        let sql = search_sql_with(tagged);
+        let mut search = sqlx::query_as::<_, NoteRow>(&sql)
             .bind(query.to_tsquery())
             .bind(scope_lexeme(scope))
             .bind(scope)
             .bind(i64::from(limit))
-            .bind(i64::from(offset))
-            .fetch_all(&self.reader)
-            .await?;
+            .bind(i64::from(offset));
+        if !tags.is_empty() {
+            search = search.bind(tags);
+        }
+        let rows = search.fetch_all(&self.reader).await?;
         Ok(rows.into_iter().map(Note::from).collect())
     }
 }

@@ -18,36 +18,68 @@ impl SqliteStore {
     pub async fn search(
         &self,
         scope: &str,
-        query: &SearchQuery,
+        query: Option<&SearchQuery>,
+        tags: &[String],
         limit: u32,
         offset: u32,
     ) -> Result<Vec<Note>, StorageError> {
+        let tagged = if tags.is_empty() {
+            ""
+        } else {
+            CARRIES_EVERY_TAG
+        };
+        let wanted = serde_json::to_string(tags).unwrap_or_default();
+        let Some(query) = query else {
+            let rows: Vec<NoteRow> = sqlx::query_as(&format!(
+                "SELECT {} FROM notes n WHERE n.scope = ? AND n.trashed_at IS NULL {tagged} \
+                 ORDER BY n.created_at DESC, n.id DESC LIMIT ? OFFSET ?",
+                prefixed("n", NOTE_COLUMNS)
+            ))
+            .bind(scope)
+            .bind(&wanted)
+            .bind(i64::from(limit))
+            .bind(i64::from(offset))
+            .fetch_all(&self.reader)
+            .await?;
+            return Ok(rows.into_iter().map(Note::from).collect());
+        };
         // The title weighs ten times the body; ties go to the newer note. Only the newest
         // RANKED_MATCHES matches are ranked: FTS5 walks its index newest first and stops
         // there, so a word found in nearly every note costs a few thousand scores, not a
         // hundred thousand (at 100,000 notes: ~115 ms → ~12 ms, measured). The scope
         // column (see `search_match`) weighs nothing: it only keeps the match to the
         // person (its one token per note adds one to every length bm25 compares).
-        let rows: Vec<NoteRow> = sqlx::query_as(&format!(
+        let sql = format!(
             "SELECT {} FROM ( \
                  SELECT n.rowid AS found, bm25(notes_fts, 10.0, 1.0, 1.0, 0.0) AS score \
                  FROM notes_fts JOIN notes n ON n.rowid = notes_fts.rowid \
-                 WHERE notes_fts MATCH ? AND n.scope = ? AND n.trashed_at IS NULL \
+                 WHERE notes_fts MATCH ? AND n.scope = ? AND n.trashed_at IS NULL {tagged} \
                  ORDER BY notes_fts.rowid DESC LIMIT ? \
              ) m JOIN notes n ON n.rowid = m.found \
              ORDER BY m.score, n.created_at DESC, n.id LIMIT ? OFFSET ?",
             prefixed("n", NOTE_COLUMNS)
-        ))
-        .bind(search_match(scope, query))
-        .bind(scope)
-        .bind(RANKED_MATCHES)
-        .bind(i64::from(limit))
-        .bind(i64::from(offset))
-        .fetch_all(&self.reader)
-        .await?;
+        );
+        let mut search = sqlx::query_as::<_, NoteRow>(&sql)
+            .bind(search_match(scope, query))
+            .bind(scope);
+        if !tags.is_empty() {
+            search = search.bind(&wanted);
+        }
+        let rows = search
+            .bind(RANKED_MATCHES)
+            .bind(i64::from(limit))
+            .bind(i64::from(offset))
+            .fetch_all(&self.reader)
+            .await?;
         Ok(rows.into_iter().map(Note::from).collect())
     }
 }
+
+/// Keeps the notes `n` that carry every tag of the JSON array bound here, or a tag nested
+/// under it (`#work` asks for `work` and `work/…`). With no tags asked for it is left out.
+const CARRIES_EVERY_TAG: &str = "AND NOT EXISTS (SELECT 1 FROM json_each(?) w WHERE NOT EXISTS \
+     (SELECT 1 FROM note_tags t WHERE t.note_id = n.id \
+     AND (t.tag = w.value OR substr(t.tag, 1, length(w.value) + 1) = w.value || '/')))";
 
 /// The FTS5 `MATCH` expression of a search by `scope`: the query, and the person's
 /// scope token in the `search_scope` column. FTS5 yields only rows holding both, stepping

@@ -18,7 +18,9 @@ impl Store {
 
 delegate! {
     Search {
-        /// Notes matching `query` (not in the trash), best first: `limit` from `offset`.
-        fn search(&self, scope: &str, query: &SearchQuery, limit: u32, offset: u32) -> Result<Vec<Note>, StorageError>;
+        /// Notes matching `query` and carrying every tag of `tags` (or one nested under
+        /// it), not in the trash, best first (newest first without words): `limit` from
+        /// `offset`.
+        fn search(&self, scope: &str, query: Option<&SearchQuery>, tags: &[String], limit: u32, offset: u32) -> Result<Vec<Note>, StorageError>;
     }
 }
