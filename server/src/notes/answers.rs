@@ -50,16 +50,23 @@ pub fn edited(edited: &Edited) -> Result<StoredAnswer, ApiError> {
     }
 }
 
-/// A `PATCH`: an edit's answer, or a pin's (200 with the note).
+/// A `PATCH`: an edit's answer, or a pin's.
 pub fn patched(patched: &Patched) -> Result<StoredAnswer, ApiError> {
     match patched {
         Patched::Edited(done) => edited(done),
-        Patched::Pinned(Pinned::Note(note)) => json(
+        Patched::Pinned(done) => pinned(done),
+    }
+}
+
+/// A pin: 200 with the note.
+pub fn pinned(pinned: &Pinned) -> Result<StoredAnswer, ApiError> {
+    match pinned {
+        Pinned::Note(note) => json(
             StatusCode::OK,
             &NoteAnswer { note: note.clone() },
             note_headers(note),
         ),
-        Patched::Pinned(Pinned::DeletedElsewhere(id)) => deleted_elsewhere(id),
+        Pinned::DeletedElsewhere(id) => deleted_elsewhere(id),
     }
 }
 

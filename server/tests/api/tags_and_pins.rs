@@ -354,3 +354,58 @@ async fn tags_of_notes_written_before_tags_existed_are_found_when_the_server_sta
         .unwrap();
     assert_eq!(found.as_deref(), Some("legacy"));
 }
+
+#[tokio::test]
+async fn an_export_carries_pins_and_tags_and_an_import_pins_again_once() {
+    let app = spawn_app().await;
+    let pinned = app.create("Pinned", "#keep").await;
+    app.create("Plain", "").await;
+    pin(&app, &pinned.id, "p1", true).await;
+    let zip = app.get("/api/export").await.bytes().await.unwrap();
+    let bea = app.new_user("bea").await;
+    for _ in 0..2 {
+        let response = bea
+            .post(app.url("/api/import"))
+            .header("content-type", "application/zip")
+            .body(zip.clone())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+    }
+    let page: NotesPage = bea
+        .get(app.url("/api/notes"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let listed: Vec<_> = page
+        .notes
+        .iter()
+        .map(|n| (n.title.as_str(), n.pinned, n.tags.clone()))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("Pinned", true, vec!["keep".to_owned()]),
+            ("Plain", false, vec![])
+        ]
+    );
+    let history: Vec<app::api::Revision> = bea
+        .get(app.url(&format!("/api/notes/{}/revisions", page.notes[0].id)))
+        .send()
+        .await
+        .unwrap()
+        .json::<app::api::Revisions>()
+        .await
+        .unwrap()
+        .revisions;
+    let kinds: Vec<_> = history.into_iter().map(|r| r.kind).collect();
+    assert_eq!(
+        kinds,
+        [RevisionKind::Create, RevisionKind::Pin],
+        "pinned once"
+    );
+}

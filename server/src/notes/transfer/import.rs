@@ -25,6 +25,7 @@ use crate::notes::changes::{IfMatch, Lifecycle, ValidLifecycle};
 use crate::notes::create::CreateNote;
 use crate::notes::lifecycle::ChangeLifecycle;
 use crate::notes::new_note::ValidNewNote;
+use crate::notes::pin::{PinNote, ValidPin};
 use crate::state::AppState;
 
 /// The largest export accepted for import.
@@ -125,12 +126,22 @@ async fn import_one(state: &AppState, scope: &str, note: &Note) -> Result<bool, 
         serde_json::from_slice(&answer.stored.body).map_err(|e| ApiError::Internal(e.into()))?;
     if note.trashed_at.is_some() {
         let trash = ChangeLifecycle(ValidLifecycle {
-            id: made.id,
+            id: made.id.clone(),
             change: Lifecycle::Trash,
             if_match: IfMatch::Absent,
         });
         let key = IdempotencyKey::parse(&format!("import-trash-{}", note.id))?;
         idempotency::execute(pipeline, scope, &key, trash, answers::moved).await?;
+    }
+    if note.pinned {
+        let pin = PinNote(ValidPin {
+            id: made.id.clone(),
+            pinned: true,
+            if_match: IfMatch::Absent,
+            written_at: made.written_at.clone(),
+        });
+        let key = IdempotencyKey::parse(&format!("import-pin-{}", note.id))?;
+        idempotency::execute(pipeline, scope, &key, pin, answers::pinned).await?;
     }
     Ok(!answer.replayed)
 }
