@@ -80,6 +80,46 @@ pub async fn acknowledged_survived(
     ))
 }
 
+/// Every note's tags are the tags of its text, in its `tags` column and in `note_tags`
+/// alike: however the writes that made it were retried, crashed or merged.
+pub async fn tags_match_text(conn: &mut AnyConnection) -> anyhow::Result<Check> {
+    let notes: Vec<(String, String, String, Option<String>)> =
+        sqlx::query_as("SELECT id, title, body, tags FROM notes")
+            .fetch_all(&mut *conn)
+            .await?;
+    let rows: Vec<(String, String)> = sqlx::query_as("SELECT note_id, tag FROM note_tags")
+        .fetch_all(&mut *conn)
+        .await?;
+    let mut kept: HashMap<String, Vec<String>> = HashMap::new();
+    for (id, tag) in rows {
+        kept.entry(id).or_default().push(tag);
+    }
+    let (mut tagged, mut wrong) = (0, Vec::new());
+    for (id, title, body, column) in &notes {
+        let found = server::text::tags::of_note(title, body);
+        tagged += usize::from(!found.is_empty());
+        let mut rows = kept.remove(id).unwrap_or_default();
+        rows.sort();
+        if column.as_deref() != Some(found.join("\n").as_str()) || rows != found {
+            wrong.push(id.clone());
+        }
+    }
+    Ok(check(
+        "every note's tags are the tags of its text",
+        wrong.is_empty() && kept.is_empty(),
+        format!(
+            "{} of {} notes ({tagged} tagged) disagree, {} tag rows of no note{}",
+            wrong.len(),
+            notes.len(),
+            kept.len(),
+            wrong
+                .first()
+                .map(|id| format!(" (first: {id})"))
+                .unwrap_or_default()
+        ),
+    ))
+}
+
 /// Every invariant of a finished run. With `keys_expire`, idempotency rows were swept
 /// during the run by design, so a note without its row is expected, not a fault.
 pub async fn check_all(
@@ -202,6 +242,8 @@ pub async fn check_all(
                 .unwrap_or_default()
         ),
     ));
+
+    checks.push(tags_match_text(&mut conn).await?);
 
     let wrong_id = records
         .iter()

@@ -5,6 +5,7 @@
 
 pub mod bench;
 pub mod fault_proxy;
+pub mod follow_up;
 pub mod invariants;
 pub mod load;
 pub mod server_process;

@@ -9,10 +9,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use app::api::{EditOutcome, NewNote};
+use app::api::NewNote;
 use app::save::http_transport::HttpTransport;
-use app::save::intent::{IntentKind, SaveIntent};
+use app::save::intent::SaveIntent;
 use app::save::outcome::{AttemptOutcome, WriteAnswer};
+
+use crate::follow_up::follow_up;
+pub use crate::follow_up::{FollowUp, FollowUpKind};
 use app::save::retry_policy::RetryPolicy;
 use app::save::sender::{BurstEnd, BurstEvent, BurstHooks, Clock, Sender};
 use rand::rngs::StdRng;
@@ -37,24 +40,6 @@ pub struct IntentRecord {
     pub follow_ups: Vec<FollowUp>,
 }
 
-/// A later write to the note an intent created, and what became of it.
-#[derive(Clone, Debug)]
-pub struct FollowUp {
-    pub key: String,
-    pub kind: FollowUpKind,
-    /// The server acknowledged it.
-    pub acked: bool,
-    /// A refusal or an unexpected answer (never expected).
-    pub problem: Option<String>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FollowUpKind {
-    Edit { body: String },
-    Trash,
-    Restore,
-}
-
 impl IntentRecord {
     /// The body the note must have at the end: the last acknowledged edit's, or the
     /// created one.
@@ -63,10 +48,7 @@ impl IntentRecord {
             .iter()
             .rev()
             .filter(|f| f.acked)
-            .find_map(|f| match &f.kind {
-                FollowUpKind::Edit { body } => Some(body.as_str()),
-                _ => None,
-            })
+            .find_map(|f| f.kind.body())
             .unwrap_or(&self.payload.body)
     }
 
@@ -79,7 +61,7 @@ impl IntentRecord {
             .find_map(|f| match f.kind {
                 FollowUpKind::Trash => Some(true),
                 FollowUpKind::Restore => Some(false),
-                FollowUpKind::Edit { .. } => None,
+                _ => None,
             })
             .unwrap_or(false)
     }
@@ -157,7 +139,7 @@ pub struct Progress {
     pub acked_follow_up_keys: Mutex<Vec<String>>,
 }
 
-struct TokioClock;
+pub(crate) struct TokioClock;
 
 impl Clock for TokioClock {
     async fn sleep(&self, delay: Duration) {
@@ -320,7 +302,7 @@ pub async fn sign_up(
 }
 
 /// How sending one intent until it is done ended.
-enum Done {
+pub(crate) enum Done {
     Saved {
         answer: WriteAnswer,
         /// Saved answers to several senders that named different notes.
@@ -332,7 +314,7 @@ enum Done {
 
 /// Sends `intent` from `senders` senders at once, burst after burst (as reloads and
 /// Retry now would), until it is saved or refused or the deadline passes.
-async fn send_until_done(
+pub(crate) async fn send_until_done(
     sender: &Sender<HttpTransport, TokioClock>,
     rng: &mut StdRng,
     counts: &RefCell<OutcomeCounts>,
@@ -423,7 +405,8 @@ async fn save_one(
         .map(|_| format!("w{} ", rng.random_range(0..10_000)))
         .collect();
     let title = format!("chaos note {n}");
-    let body = format!("intent {n} of run {seed}: {words}");
+    // Two tasks to tick and a tag of the note's own to rename (see `follow_up`).
+    let body = format!("intent {n} of run {seed}: {words}\n- [ ] first\n- [ ] second\n#n{n}");
     let intent = SaveIntent::create(
         uuid::Uuid::new_v4().to_string(),
         &title,
@@ -466,89 +449,4 @@ async fn save_one(
         Done::OutOfTime => {}
     }
     record
-}
-
-/// Edits the note once or twice, and sometimes moves it to the trash (and sometimes back):
-/// each write an intent of its own, sent like the create.
-async fn follow_up(
-    sender: &Sender<HttpTransport, TokioClock>,
-    rng: &mut StdRng,
-    counts: &RefCell<OutcomeCounts>,
-    progress: &Progress,
-    record: &mut IntentRecord,
-    deadline: Instant,
-) {
-    let Some(note_id) = record.acked_note_id.clone() else {
-        return;
-    };
-    let mut version = 1;
-    let mut plan: Vec<FollowUpKind> = (0..rng.random_range(1..=2))
-        .map(|i| FollowUpKind::Edit {
-            body: format!("{} — edit {}", record.payload.body, i + 1),
-        })
-        .collect();
-    if rng.random_bool(0.3) {
-        plan.push(FollowUpKind::Trash);
-        if rng.random_bool(0.5) {
-            plan.push(FollowUpKind::Restore);
-        }
-    }
-    for kind in plan {
-        let title = record.payload.title.clone();
-        let intent_kind = match &kind {
-            FollowUpKind::Edit { body } => IntentKind::Edit {
-                note_id: note_id.clone(),
-                base_version: version,
-                title: title.clone(),
-                body: body.clone(),
-                after: None,
-            },
-            FollowUpKind::Trash => IntentKind::Trash {
-                note_id: note_id.clone(),
-                title,
-            },
-            FollowUpKind::Restore => IntentKind::Restore {
-                note_id: note_id.clone(),
-                title,
-            },
-        };
-        let written_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-        let intent = SaveIntent::new(uuid::Uuid::new_v4().to_string(), intent_kind, written_at);
-        let mut follow = FollowUp {
-            key: intent.key.clone(),
-            kind,
-            acked: false,
-            problem: None,
-        };
-        let mut tally = (0, 0);
-        match send_until_done(sender, rng, counts, &intent, deadline, 1, &mut tally).await {
-            Done::Saved { answer, .. } => {
-                // A single writer's edit from the version it knows is applied as sent.
-                let as_expected = match &answer {
-                    WriteAnswer::Edited(edit) => edit.outcome == EditOutcome::Applied,
-                    WriteAnswer::Moved(_) => true,
-                    _ => false,
-                };
-                if !as_expected {
-                    follow.problem = Some(format!("unexpected answer {answer:?}"));
-                }
-                version = answer.note().map_or(version, |n| n.version);
-                follow.acked = true;
-                progress
-                    .acked_follow_up_keys
-                    .lock()
-                    .expect("not poisoned")
-                    .push(follow.key.clone());
-            }
-            Done::Refused(problem) => follow.problem = Some(problem),
-            Done::OutOfTime => {}
-        }
-        record.attempts += tally.0;
-        record.bursts += tally.1;
-        let stop = !follow.acked;
-        record.follow_ups.push(follow);
-        if stop {
-            return;
-        }
-    }
 }

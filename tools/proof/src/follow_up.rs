@@ -1,0 +1,152 @@
+//! Later writes to a note an intent created — edits, ticks of its tasks, moves to the
+//! trash and back — each an intent of its own with its own key, sent like the create, and
+//! what the note must look like after them.
+
+use std::cell::RefCell;
+use std::time::Instant;
+
+use app::api::{EditOutcome, toggle_task};
+use app::save::http_transport::HttpTransport;
+use app::save::intent::{IntentKind, SaveIntent};
+use app::save::outcome::WriteAnswer;
+use app::save::sender::Sender;
+use rand::Rng;
+use rand::rngs::StdRng;
+
+use crate::load::{Done, IntentRecord, OutcomeCounts, Progress, TokioClock, send_until_done};
+
+/// A later write to the note an intent created, and what became of it.
+#[derive(Clone, Debug)]
+pub struct FollowUp {
+    pub key: String,
+    pub kind: FollowUpKind,
+    /// The server acknowledged it.
+    pub acked: bool,
+    /// A refusal or an unexpected answer (never expected).
+    pub problem: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FollowUpKind {
+    Edit {
+        body: String,
+    },
+    /// A task ticked (or unticked) on the note page: an edit of that one line.
+    Tick {
+        line: usize,
+        body: String,
+    },
+    Trash,
+    Restore,
+}
+
+impl FollowUpKind {
+    /// The body this write leaves, if it changes the body.
+    pub fn body(&self) -> Option<&str> {
+        match self {
+            FollowUpKind::Edit { body } | FollowUpKind::Tick { body, .. } => Some(body),
+            FollowUpKind::Trash | FollowUpKind::Restore => None,
+        }
+    }
+}
+
+/// Edits the note once or twice, and sometimes moves it to the trash (and sometimes back):
+/// each write an intent of its own, sent like the create.
+pub(crate) async fn follow_up(
+    sender: &Sender<HttpTransport, TokioClock>,
+    rng: &mut StdRng,
+    counts: &RefCell<OutcomeCounts>,
+    progress: &Progress,
+    record: &mut IntentRecord,
+    deadline: Instant,
+) {
+    let Some(note_id) = record.acked_note_id.clone() else {
+        return;
+    };
+    let mut version = 1;
+    let mut body = record.payload.body.clone();
+    let mut plan: Vec<FollowUpKind> = Vec::new();
+    for i in 0..rng.random_range(1..=3) {
+        // The created body's tasks are its last lines but one and two.
+        let tasks = body.lines().count() - 2;
+        body = if rng.random_bool(0.5) {
+            let line = rng.random_range(tasks..tasks + 2);
+            let ticked = toggle_task(&body, line).expect("the line holds a task");
+            plan.push(FollowUpKind::Tick {
+                line,
+                body: ticked.clone(),
+            });
+            ticked
+        } else {
+            let edited = body.replacen(": ", &format!(": edit {} ", i + 1), 1);
+            plan.push(FollowUpKind::Edit {
+                body: edited.clone(),
+            });
+            edited
+        };
+    }
+    if rng.random_bool(0.3) {
+        plan.push(FollowUpKind::Trash);
+        if rng.random_bool(0.5) {
+            plan.push(FollowUpKind::Restore);
+        }
+    }
+    for kind in plan {
+        let title = record.payload.title.clone();
+        let intent_kind = match &kind {
+            FollowUpKind::Edit { body } | FollowUpKind::Tick { body, .. } => IntentKind::Edit {
+                note_id: note_id.clone(),
+                base_version: version,
+                title: title.clone(),
+                body: body.clone(),
+                after: None,
+            },
+            FollowUpKind::Trash => IntentKind::Trash {
+                note_id: note_id.clone(),
+                title,
+            },
+            FollowUpKind::Restore => IntentKind::Restore {
+                note_id: note_id.clone(),
+                title,
+            },
+        };
+        let written_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        let intent = SaveIntent::new(uuid::Uuid::new_v4().to_string(), intent_kind, written_at);
+        let mut follow = FollowUp {
+            key: intent.key.clone(),
+            kind,
+            acked: false,
+            problem: None,
+        };
+        let mut tally = (0, 0);
+        match send_until_done(sender, rng, counts, &intent, deadline, 1, &mut tally).await {
+            Done::Saved { answer, .. } => {
+                // A single writer's edit from the version it knows is applied as sent.
+                let as_expected = match &answer {
+                    WriteAnswer::Edited(edit) => edit.outcome == EditOutcome::Applied,
+                    WriteAnswer::Moved(_) => true,
+                    _ => false,
+                };
+                if !as_expected {
+                    follow.problem = Some(format!("unexpected answer {answer:?}"));
+                }
+                version = answer.note().map_or(version, |n| n.version);
+                follow.acked = true;
+                progress
+                    .acked_follow_up_keys
+                    .lock()
+                    .expect("not poisoned")
+                    .push(follow.key.clone());
+            }
+            Done::Refused(problem) => follow.problem = Some(problem),
+            Done::OutOfTime => {}
+        }
+        record.attempts += tally.0;
+        record.bursts += tally.1;
+        let stop = !follow.acked;
+        record.follow_ups.push(follow);
+        if stop {
+            return;
+        }
+    }
+}
