@@ -10,7 +10,7 @@ use app::api::Note;
 use sqlx::Row;
 
 use super::postgres::PgStore;
-use super::postgres::note_writes::insert_note;
+use super::postgres::note_writes::{insert_note, insert_tags};
 use super::rows::{NOTE_COLUMNS, NoteRow};
 use super::sqlite::SqliteStore;
 use crate::records::{Fingerprint, IdempotencyKey};
@@ -100,7 +100,16 @@ const BEFORE_NOTES: [Plain; 5] = [
     },
 ];
 
-const AFTER_NOTES: [Plain; 4] = [
+const AFTER_NOTES: [Plain; 5] = [
+    Plain {
+        table: "tag_renames",
+        columns: "scope, idempotency_key, request_fingerprint, renamed, created_at",
+        booleans: &[],
+        integers: &["renamed"],
+        int4: &[],
+        order: "scope, idempotency_key",
+        key: "scope, idempotency_key",
+    },
     Plain {
         table: "revisions",
         columns: "scope, note_id, version, kind, title, body, created_at, idempotency_key, request_fingerprint",
@@ -229,6 +238,7 @@ async fn copy_notes(
             let fingerprint = Fingerprint::from_stored(row.request_fingerprint.clone());
             let note = Note::from(row.note.clone());
             if insert_note(&mut *tx, &row.scope, &key, &fingerprint, &note).await? {
+                insert_tags(&mut tx, &row.scope, &note.id, &note.tags).await?;
                 new += 1;
             }
         }

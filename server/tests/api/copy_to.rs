@@ -21,7 +21,7 @@ async fn a_sqlite_install_copied_to_postgres_keeps_every_note_key_and_session_an
     assert_eq!(kept.status(), 201);
     let kept_bytes = kept.bytes().await.unwrap();
     let edited = old.create("Edited", "one\n").await;
-    let edit = serde_json::json!({ "title": "Edited", "body": "two\n", "base_version": 1, "written_at": "2026-11-30T06:00:00.000Z" });
+    let edit = serde_json::json!({ "title": "Edited", "body": "two #copied\n", "base_version": 1, "written_at": "2026-11-30T06:00:00.000Z" });
     assert_eq!(
         old.patch_note(&edited.id, "edit-key", &edit, &[])
             .await
@@ -35,6 +35,22 @@ async fn a_sqlite_install_copied_to_postgres_keeps_every_note_key_and_session_an
             .status(),
         200
     );
+    let pin = serde_json::json!({ "pinned": true, "written_at": "2026-11-30T06:00:00.000Z" });
+    assert_eq!(
+        old.patch_note(&edited.id, "pin-key", &pin, &[])
+            .await
+            .status(),
+        200
+    );
+    let rename = old
+        .client
+        .post(old.url("/api/tags/rename"))
+        .header("idempotency-key", "rename-key")
+        .json(&serde_json::json!({ "from": "copied", "to": "moved", "written_at": "2026-11-30T06:00:00.000Z" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(rename.status(), 200);
     let session = old.session.clone().expect("signed in");
     old.shut_down(std::time::Duration::from_secs(10)).await;
 
@@ -87,7 +103,35 @@ async fn a_sqlite_install_copied_to_postgres_keeps_every_note_key_and_session_an
         .json()
         .await
         .unwrap();
-    assert_eq!((now.version, now.body.as_str()), (2, "two\n"));
+    assert_eq!(
+        (now.version, now.body.as_str(), now.pinned),
+        (4, "two #moved\n", true)
+    );
+    assert_eq!(now.tags, ["moved"]);
+    // The tags are found on PostgreSQL (their rows came along), and so is the rename's
+    // outcome: the rename sent again after its key's row is gone renames nothing.
+    let tagged: app::api::NotesPage = client
+        .get(new.url("/api/notes?tag=moved"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(tagged.notes.len(), 1);
+    assert!(tagged.notes[0].pinned);
+    sqlx::query("DELETE FROM idempotency_keys WHERE idempotency_key = 'rename-key'")
+        .execute(&new.pool)
+        .await
+        .unwrap();
+    let late = client
+        .post(new.url("/api/tags/rename"))
+        .header("idempotency-key", "rename-key")
+        .json(&serde_json::json!({ "from": "copied", "to": "moved", "written_at": "2026-11-30T06:00:00.000Z" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(late.headers()[IDEMPOTENT_REPLAYED_HEADER], "true");
     let history: app::api::Revisions = client
         .get(new.url(&format!("/api/notes/{}/revisions", edited.id)))
         .send()
@@ -96,7 +140,7 @@ async fn a_sqlite_install_copied_to_postgres_keeps_every_note_key_and_session_an
         .json()
         .await
         .unwrap();
-    assert_eq!(history.revisions.len(), 2);
+    assert_eq!(history.revisions.len(), 4);
     let trash: app::api::NotesPage = client
         .get(new.url("/api/trash"))
         .send()

@@ -284,7 +284,7 @@ pub(super) async fn purge_note(
 }
 
 /// The rows that find a note by its tags.
-pub(super) async fn insert_tags(
+pub(in crate::storage) async fn insert_tags(
     tx: &mut Transaction<'static, Postgres>,
     scope: &str,
     note_id: &str,
