@@ -20,6 +20,7 @@ mod request_checks;
 mod search;
 mod seed_scenarios;
 mod tags_and_pins;
+mod tasks;
 mod test_db;
 mod transport;
 mod whose_write;
