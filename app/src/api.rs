@@ -12,7 +12,7 @@ pub use tags::{
     TAG_MAX_CHARS, TAGS_PATH, TagCount, TagError, TagList, TagRename, TagRenamed, is_tag_char,
     tag_name,
 };
-pub use tasks::toggle_task;
+pub use tasks::{same_task, task_state, toggle_task};
 
 /// The API path for notes.
 pub const NOTES_PATH: &str = "/api/notes";

@@ -5,7 +5,7 @@
 
 use std::future::Future;
 
-use crate::api::{AccountUser, Me, Note, NotesPage, Revision, SearchPage};
+use crate::api::{AccountUser, Me, Note, NotesPage, Revision, SearchPage, TagCount};
 
 /// Who is signed in (`None` on pages for nobody).
 pub fn me() -> impl Future<Output = Result<Option<Me>, String>> + Send + 'static {
@@ -81,6 +81,14 @@ reader!(
 reader!(
     /// A search.
     search(q: String, cursor: Option<String>) -> SearchPage
+);
+reader!(
+    /// Every tag of the notes outside the trash, with how many notes carry it.
+    tags() -> Vec<TagCount>
+);
+reader!(
+    /// Notes carrying a tag (or one nested under it), pinned first, then newest first.
+    tagged(tag: String, cursor: Option<String>) -> NotesPage
 );
 reader!(
     /// Every account (admin only).

@@ -5,14 +5,15 @@
 //! - `api`: wire types and checks shared with the server.
 //! - `save`: the pure save core (intent, response reading, retry policy, sender, press).
 //! - `state`: the page's signals; `door`: the one way events reach the queue.
-//! - `components`, `pages`: the view. `browser`: storage, fetch, tabs (a stub without
-//!   the hydrate feature).
+//! - `components`, `pages`: the view; `links`: addresses of pages. `browser`: storage,
+//!   fetch, tabs (a stub without the hydrate feature).
 
 pub mod api;
 pub mod components;
 pub mod data;
 pub mod door;
 mod hydration;
+pub mod links;
 pub mod pages;
 pub mod save;
 pub mod shell;

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 use leptos_meta::{HashedStylesheet, MetaTags, Title, provide_meta_context};
 use leptos_router::components::{Route, Router, Routes};
-use leptos_router::{ParamSegment, SsrMode, StaticSegment};
+use leptos_router::{ParamSegment, SsrMode, StaticSegment, WildcardSegment};
 
 use crate::components::masthead::Masthead;
 use crate::door;
@@ -15,6 +15,8 @@ use crate::pages::history::HistoryPage;
 use crate::pages::home::HomePage;
 use crate::pages::note::NotePage;
 use crate::pages::search::SearchPage;
+use crate::pages::tag::TagPage;
+use crate::pages::tags::TagsPage;
 use crate::pages::trash::TrashPage;
 use crate::state::PageState;
 
@@ -88,6 +90,9 @@ pub fn App() -> impl IntoView {
                     />
                     <Route path=StaticSegment("trash") view=TrashPage ssr=SsrMode::Async />
                     <Route path=StaticSegment("search") view=SearchPage ssr=SsrMode::Async />
+                    <Route path=StaticSegment("tags") view=TagsPage ssr=SsrMode::Async />
+                    // A nested tag's levels are path segments: `/tags/a/b` is the tag `a/b`.
+                    <Route path=(StaticSegment("tags"), WildcardSegment("name")) view=TagPage ssr=SsrMode::Async />
                     <Route path=StaticSegment("sign-in") view=SignInPage ssr=SsrMode::Async />
                     <Route path=StaticSegment("sign-up") view=SignUpPage ssr=SsrMode::Async />
                     <Route path=StaticSegment("setup") view=SetupPage ssr=SsrMode::Async />

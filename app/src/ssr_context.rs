@@ -5,7 +5,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use crate::api::{AccountUser, Note, NotesPage, Revision, SearchPage};
+use crate::api::{AccountUser, Note, NotesPage, Revision, SearchPage, TagCount};
 
 /// A page's data on its way, or why it could not be read (in words for the page).
 pub type Loading<T> = Pin<Box<dyn Future<Output = Result<T, String>> + Send>>;
@@ -22,6 +22,11 @@ pub trait PageData: Send + Sync {
     fn revisions(&self, id: String) -> Loading<Option<Vec<Revision>>>;
     /// A search; an error is the reason the query was refused (an empty query).
     fn search(&self, q: String, cursor: Option<String>) -> Loading<SearchPage>;
+    /// Every tag of the notes outside the trash, by name, with how many notes carry it.
+    fn tags(&self) -> Loading<Vec<TagCount>>;
+    /// Notes not in the trash carrying `tag` or a tag nested under it, pinned first, then
+    /// newest first, after `cursor`; an error says why `tag` is not a tag.
+    fn tagged(&self, tag: String, cursor: Option<String>) -> Loading<NotesPage>;
     /// Every account (for an admin; an error for anyone else).
     fn users(&self) -> Loading<Vec<AccountUser>>;
 }

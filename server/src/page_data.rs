@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use app::api::{AccountUser, Note, NotesPage, Revision, SearchPage};
+use app::api::{AccountUser, Note, NotesPage, Revision, SearchPage, TagCount, tag_name};
 use app::ssr_context::{Data, Loading, PageData};
 
 use crate::error::ApiError;
@@ -85,6 +85,24 @@ impl PageData for StoreData {
     fn revisions(&self, id: String) -> Loading<Option<Vec<Revision>>> {
         let (store, scope) = (self.store.clone(), self.scope.clone());
         Box::pin(async move { store.notes().revisions(&scope, &id).await.map_err(shown) })
+    }
+
+    fn tags(&self) -> Loading<Vec<TagCount>> {
+        let (store, scope) = (self.store.clone(), self.scope.clone());
+        Box::pin(async move { store.tags().tag_counts(&scope).await.map_err(shown) })
+    }
+
+    fn tagged(&self, tag: String, after: Option<String>) -> Loading<NotesPage> {
+        let (store, scope) = (self.store.clone(), self.scope.clone());
+        Box::pin(async move {
+            let tag = tag_name(&tag).map_err(|e| format!("“{tag}” is not a tag: {e}."))?;
+            let after = cursor(after)?;
+            store
+                .notes()
+                .list_notes(&scope, PAGE_NOTES, after.as_ref(), Some(&tag))
+                .await
+                .map_err(shown)
+        })
     }
 
     fn users(&self) -> Loading<Vec<AccountUser>> {

@@ -5,16 +5,40 @@
 /// The body with the task on its 1-based `line` ticked (`[ ]` → `[x]`) or unticked
 /// (`[x]`/`[X]` → `[ ]`), every other byte as it was; `None` if that line holds no task.
 pub fn toggle_task(body: &str, line: usize) -> Option<String> {
-    let start = line_start(body, line)?;
-    let rest = &body[start..];
-    let end = rest.find('\n').map_or(body.len(), |n| start + n);
-    let at = start + marker_offset(&body[start..end])?;
-    let ticked = body.as_bytes()[at + 1] != b' ';
+    let (start, text, marker) = task_line(body, line)?;
+    let at = start + marker;
+    let ticked = text.as_bytes()[marker + 1] != b' ';
     let mut out = String::with_capacity(body.len());
     out.push_str(&body[..at + 1]);
     out.push(if ticked { ' ' } else { 'x' });
     out.push_str(&body[at + 2..]);
     Some(out)
+}
+
+/// Whether the task on the 1-based `line` is ticked; `None` if that line holds no task.
+pub fn task_state(body: &str, line: usize) -> Option<bool> {
+    let (_, text, at) = task_line(body, line)?;
+    Some(text.as_bytes()[at + 1] != b' ')
+}
+
+/// Whether the 1-based `line` holds the same task in both bodies: the same line, but for
+/// whether its box is ticked.
+pub fn same_task(a: &str, b: &str, line: usize) -> bool {
+    match (task_line(a, line), task_line(b, line)) {
+        (Some((_, a, at_a)), Some((_, b, at_b))) => {
+            at_a == at_b && a[..=at_a] == b[..=at_b] && a[at_a + 2..] == b[at_b + 2..]
+        }
+        _ => false,
+    }
+}
+
+/// Where the 1-based `line` starts, its text, and where in it the task marker's `[` is —
+/// if it holds a task.
+fn task_line(body: &str, line: usize) -> Option<(usize, &str, usize)> {
+    let start = line_start(body, line)?;
+    let rest = &body[start..];
+    let text = &rest[..rest.find('\n').unwrap_or(rest.len())];
+    Some((start, text, marker_offset(text)?))
 }
 
 /// Where the 1-based `line` starts.
@@ -99,6 +123,28 @@ mod tests {
         );
         let twice = toggle_task(&toggle_task(body, 2).unwrap(), 2).unwrap();
         assert_eq!(twice, body);
+    }
+
+    #[test]
+    fn a_task_reads_as_ticked_or_not_and_a_line_without_one_as_neither() {
+        let body = "- [ ] milk\n- [x] eggs\n* [X] jam\nplain";
+        assert_eq!(task_state(body, 1), Some(false));
+        assert_eq!(task_state(body, 2), Some(true));
+        assert_eq!(task_state(body, 3), Some(true));
+        assert_eq!(task_state(body, 4), None);
+        assert_eq!(task_state(body, 9), None);
+    }
+
+    #[test]
+    fn the_same_task_differs_at_most_in_its_box() {
+        let a = "- [ ] milk\n- [x] eggs\nplain";
+        let ticked = "- [x] milk\n- [x] eggs\nplain";
+        assert!(same_task(a, ticked, 1));
+        assert!(same_task(a, a, 2));
+        assert!(!same_task(a, "- [ ] oat milk\n- [x] eggs", 1), "other text");
+        assert!(!same_task(a, "intro\n- [ ] milk", 1), "moved down a line");
+        assert!(!same_task(a, "  - [ ] milk", 1), "indented");
+        assert!(!same_task(a, a, 3), "not a task");
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The save commands the page's door takes in the browser: a press of Save (of a new note
-//! or an edit), Edit, Discard, and the moves to the trash and back — each a save intent.
+//! or an edit), a tick of a task, Edit, Discard, the moves to the trash and back, pins and
+//! tag renames — each a save intent.
 //! Storage is written first; the page shows only what storage holds.
 
 use leptos::prelude::*;
@@ -7,9 +8,10 @@ use leptos::prelude::*;
 use super::drain::drain;
 use super::intent_store::{self, NotWritten};
 use super::{finished, tab_lock};
-use crate::api::validate_draft;
+use crate::api::{Note, validate_draft};
 use crate::save::intent::{IntentKind, SaveIntent};
 use crate::save::press::{Link, PressDecision, decide_press};
+use crate::save::tick::{Shown, Unsent, tick};
 use crate::state::PageState;
 use crate::state::editor::{Editor, EditorTarget};
 use crate::state::notices::Notice;
@@ -80,12 +82,7 @@ pub fn press_save(page: PageState, editor: Editor) {
 
 /// The key of the newest edit of this note that is not yet sent, if any.
 fn latest_unsent_edit(page: PageState, note_id: &str) -> Option<String> {
-    page.queue
-        .pending_for(note_id)
-        .into_iter()
-        .rev()
-        .find(|i| matches!(i.kind, IntentKind::Edit { .. }) && !i.is_failed())
-        .map(|i| i.key)
+    page.queue.latest_unsent_edit(note_id).map(|i| i.key)
 }
 
 /// Makes an intent of `kind`, stores it (before anything is sent), shows it, and starts
@@ -101,8 +98,8 @@ fn enqueue(page: PageState, kind: IntentKind) -> Result<SaveIntent, NotWritten> 
     Ok(intent)
 }
 
-/// A move to the trash, out of it, or a delete for good. A refusal to store it is shown
-/// as a notice (there is no draft to keep).
+/// A move to the trash, out of it, a delete for good, a pin or a tag rename. A refusal to
+/// store it is shown as a notice (there is no draft to keep).
 pub fn change_note(page: PageState, kind: IntentKind) {
     if let Err(refused) = enqueue(page, kind) {
         page.notices.notify(Notice {
@@ -131,6 +128,39 @@ pub fn restore_version(
             title,
             body,
             after,
+        },
+    );
+}
+
+/// A tick of the task on the 1-based `line` of `note` (the note as the page shows it),
+/// leaving it `checked`: an edit of that line, from the note's version, made from the text
+/// of this note's latest unsent edit when it holds the same task (so quick ticks chain,
+/// each its own intent with its own key), else from the note as shown.
+pub fn tick_task(page: PageState, note: Note, line: usize, checked: bool) {
+    let unsent = page.queue.latest_unsent_edit(&note.id);
+    let unsent = unsent.as_ref().map(|intent| {
+        let (title, body) = intent.text();
+        Unsent {
+            key: &intent.key,
+            title,
+            body,
+        }
+    });
+    let shown = Shown {
+        title: &note.title,
+        body: &note.body,
+    };
+    let Some(tick) = tick(shown, unsent, line, checked) else {
+        return;
+    };
+    change_note(
+        page,
+        IntentKind::Edit {
+            note_id: note.id.clone(),
+            base_version: note.version,
+            title: tick.title,
+            body: tick.body,
+            after: tick.after,
         },
     );
 }

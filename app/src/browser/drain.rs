@@ -10,7 +10,8 @@ use leptos::prelude::Set;
 use super::fetch_transport::{FetchTransport, TimerClock};
 use super::finished::{self, Finished};
 use super::{intent_store, namespace, tab_lock};
-use crate::api::{EditAnswer, EditOutcome};
+use crate::api::{EditAnswer, EditOutcome, tag_name};
+use crate::links::tag_href;
 use crate::save::intent::{IntentKind, IntentState, SaveIntent};
 use crate::save::outcome::{SignInNeeded, WaitCause, WriteAnswer};
 use crate::save::retry_policy::RetryPolicy;
@@ -193,6 +194,11 @@ fn finish(page: PageState, intent: &SaveIntent, answer: &WriteAnswer) {
                 known_notes.forget(id);
             }
         }
+        WriteAnswer::Renamed(done) => {
+            if let IntentKind::RenameTag { from, to } = &intent.kind {
+                notices.notify(rename_notice(&intent.key, from, to, done.renamed));
+            }
+        }
         WriteAnswer::DeletedElsewhere => {
             if let Some(id) = intent.note_id() {
                 known_notes.forget(id);
@@ -209,6 +215,22 @@ fn finish(page: PageState, intent: &SaveIntent, answer: &WriteAnswer) {
     }
     for editor in page.editors() {
         editor.saved(&intent.key, title, body);
+    }
+}
+
+/// How many notes a tag rename changed, with the way to the tag's new page.
+fn rename_notice(key: &str, from: &str, to: &str, renamed: i64) -> Notice {
+    let text = match renamed {
+        0 => format!("No note carried #{from}; nothing was renamed."),
+        1 => format!("#{from} is now #{to} in 1 note."),
+        n => format!("#{from} is now #{to} in {n} notes."),
+    };
+    let folded = tag_name(to).unwrap_or_else(|_| to.to_owned());
+    Notice {
+        id: key.to_owned(),
+        text,
+        link: (renamed > 0).then(|| (tag_href(&folded), format!("Open #{to}"))),
+        action: None,
     }
 }
 

@@ -21,7 +21,9 @@ mod service_worker;
 mod sign_out;
 mod tab_lock;
 
-pub use commands::{change_note, discard, edit, press_save, restore_version, undo_trash};
+pub use commands::{
+    change_note, discard, edit, press_save, restore_version, tick_task, undo_trash,
+};
 pub use drain::drain as retry_now;
 pub use import::import_file;
 pub use page_events::{resume_draft, start};

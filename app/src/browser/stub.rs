@@ -5,6 +5,7 @@
 
 use leptos::prelude::RwSignal;
 
+use crate::api::Note;
 use crate::save::intent::IntentKind;
 use crate::state::PageState;
 use crate::state::editor::Editor;
@@ -39,6 +40,9 @@ pub fn restore_version(
     _body: String,
 ) {
 }
+
+/// Ticking a task of a note.
+pub fn tick_task(_page: PageState, _note: Note, _line: usize, _checked: bool) {}
 
 /// Putting back a draft this tab kept: there is none without a browser.
 pub fn resume_draft(_page: PageState, _editor: Editor) -> bool {

@@ -1,5 +1,5 @@
 //! The top of every page: the app's name and, for the signed-in person, the way to the
-//! notes, the trash and their account, the search box (a plain form, so it searches
+//! notes, the tags, the trash and their account, the search box (a plain form, so it searches
 //! without JavaScript too), and Sign out (which asks first when writes are unsaved) — and,
 //! when someone else has signed in on this browser since the page was opened, a warning
 //! that this page's writes wait for its person.
@@ -55,6 +55,7 @@ fn SignedInMenu(me: Me) -> impl IntoView {
         </Show>
         <nav aria-label="Main">
             <a href="/" rel="external">"Notes"</a>
+            <a href="/tags" rel="external">"Tags"</a>
             <a href="/trash" rel="external">"Trash"</a>
             <a href="/account" rel="external">{me.username.clone()}</a>
             {admin}

@@ -1,11 +1,15 @@
 //! Pieces of pages: the masthead, the compose form, the status line, notices, the
-//! unsaved list, note cards and the notes list, times in the reader's zone.
+//! unsaved list, note cards and the notes list, pins, tags as links, times in the reader's
+//! zone.
 
 pub mod compose;
 pub mod local_time;
 pub mod masthead;
+pub mod note_body;
 pub mod note_card;
 pub mod notes_list;
 pub mod notices;
+pub mod pin_button;
 pub mod status_line;
+pub mod tag_chips;
 pub mod unsaved_list;

@@ -1,21 +1,39 @@
-//! A note in a list: its title (a link to it), the start of its body, when it was written.
+//! A note in a list: its title (a link to it), whether it is pinned, the start of its
+//! body, its tags (links), when it was written, and Pin / Unpin.
 
 use leptos::prelude::*;
 
 use super::local_time::LocalTime;
+use super::pin_button::{PinButton, shows_pinned};
+use super::tag_chips::TagChips;
 use crate::api::Note;
+use crate::state::PageState;
 
 /// How much of a body a list shows.
 const EXCERPT_CHARS: usize = 160;
 
 #[component]
 pub fn NoteCard(note: Note) -> impl IntoView {
+    let page = expect_context::<PageState>();
     let href = format!("/notes/{}", note.id);
+    let pinned = {
+        let note = note.clone();
+        move || shows_pinned(page, &note)
+    };
     view! {
-        <li class="note" data-note-id=note.id.clone()>
-            <h3 class="note-title"><a href=href rel="external">{note.title.clone()}</a></h3>
+        <li class="note" class:pinned=pinned.clone() data-note-id=note.id.clone()>
+            <h3 class="note-title">
+                <a href=href rel="external">{note.title.clone()}</a>
+                <Show when=pinned.clone()>
+                    " " <span class="pin-mark">"Pinned"</span>
+                </Show>
+            </h3>
             <p class="note-excerpt">{excerpt(&note.body)}</p>
-            <LocalTime at=note.written_at.clone() />
+            <TagChips tags=note.tags.clone() />
+            <div class="card-foot">
+                <LocalTime at=note.written_at.clone() />
+                <PinButton note=Signal::stored(note.clone()) />
+            </div>
         </li>
     }
 }

@@ -1,15 +1,17 @@
-//! The home page's list: a page of notes from the server (newest first, notes in the
-//! trash left out), with what this visit knows better folded in — newer versions from
-//! answers, notes created since the page was rendered, notes moved to the trash or
-//! deleted meanwhile taken out — and a link to older notes. Rendered on the server, so it
-//! reads with JavaScript off.
+//! The home page's list (and a tag's): a page of notes from the server (pinned first,
+//! then newest first, notes in the trash left out), with what this visit knows better
+//! folded in — newer versions from answers, notes created since the page was rendered,
+//! pins waiting to be sent, notes moved to the trash or deleted meanwhile taken out — and
+//! a link to older notes. Rendered on the server, so it reads with JavaScript off.
 
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
 use super::note_card::NoteCard;
+use super::pin_button::shows_pinned;
 use crate::api::Note;
 use crate::data;
+use crate::links::urlencode;
 use crate::state::PageState;
 
 #[component]
@@ -24,7 +26,7 @@ pub fn SavedNotes() -> impl IntoView {
                 {move || Suspend::new(async move {
                     let first_page = cursor().is_none();
                     match notes.await {
-                        Ok(page) => view! { <NotesList loaded=page.notes first_page next=page.next /> }.into_any(),
+                        Ok(page) => view! { <NotesList loaded=page.notes first_page next=page.next pages_at="/".to_owned() /> }.into_any(),
                         Err(error) => view! { <p class="error">{error}</p> }.into_any(),
                     }
                 })}
@@ -33,9 +35,19 @@ pub fn SavedNotes() -> impl IntoView {
     }
 }
 
+/// A page of notes, with what this visit knows better folded in; `tag` when it lists the
+/// notes of one tag (and those nested under it); `pages_at` the address the link to older
+/// notes adds its cursor to.
 #[component]
-fn NotesList(loaded: Vec<Note>, first_page: bool, next: Option<String>) -> impl IntoView {
-    let known_notes = expect_context::<PageState>().notes;
+pub fn NotesList(
+    loaded: Vec<Note>,
+    first_page: bool,
+    next: Option<String>,
+    pages_at: String,
+    #[prop(optional)] tag: Option<String>,
+) -> impl IntoView {
+    let page = expect_context::<PageState>();
+    let known_notes = page.notes;
     // The browser keeps what the server sent, so the list (and the notes cache made from
     // it) still has these notes when the page is opened offline.
     let rendered = loaded.clone();
@@ -66,7 +78,10 @@ fn NotesList(loaded: Vec<Note>, first_page: bool, next: Option<String>) -> impl 
             let since = newest_loaded.clone().unwrap_or_default();
             let newer = |all: &Vec<Note>, notes: &mut Vec<Note>| {
                 for note in all {
-                    if note.created_at > since && !notes.iter().any(|n| n.id == note.id) {
+                    if note.created_at > since
+                        && tag.as_deref().is_none_or(|tag| carries(note, tag))
+                        && !notes.iter().any(|n| n.id == note.id)
+                    {
                         notes.push(note.clone());
                     }
                 }
@@ -74,16 +89,23 @@ fn NotesList(loaded: Vec<Note>, first_page: bool, next: Option<String>) -> impl 
             known_notes.saved.with(|saved| newer(saved, &mut notes));
             known_notes.cached.with(|cached| newer(cached, &mut notes));
         }
-        notes.retain(|n| n.trashed_at.is_none() && !known_notes.is_gone(&n.id));
-        notes.sort_by(|a, b| {
-            b.created_at
-                .cmp(&a.created_at)
-                .then_with(|| b.id.cmp(&a.id))
+        notes.retain(|n| {
+            n.trashed_at.is_none()
+                && !known_notes.is_gone(&n.id)
+                && tag.as_deref().is_none_or(|tag| carries(n, tag))
+        });
+        // As the server lists them: pinned first (as this page shows them, a pin that
+        // waits to be sent included), newest first in each part.
+        notes.sort_by_cached_key(|n| {
+            (
+                std::cmp::Reverse(shows_pinned(page, n)),
+                std::cmp::Reverse((n.created_at.clone(), n.id.clone())),
+            )
         });
         notes
     });
     let older = next.map(|cursor| {
-        let href = format!("/?before={}", urlencode(&cursor));
+        let href = format!("{pages_at}?before={}", urlencode(&cursor));
         view! { <p class="pager"><a href=href rel="external">"Older notes"</a></p> }
     });
     view! {
@@ -96,18 +118,12 @@ fn NotesList(loaded: Vec<Note>, first_page: bool, next: Option<String>) -> impl 
     }
 }
 
-/// Percent-encodes a cursor or a query for a link.
-pub fn urlencode(text: &str) -> String {
-    let mut out = String::new();
-    for byte in text.bytes() {
-        match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                out.push(byte as char)
-            }
-            _ => out.push_str(&format!("%{byte:02X}")),
-        }
-    }
-    out
+/// Whether a note carries `tag` or a tag nested under it.
+fn carries(note: &Note, tag: &str) -> bool {
+    note.tags.iter().any(|t| {
+        t.strip_prefix(tag)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    })
 }
 
 #[cfg(test)]
@@ -115,11 +131,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn links_carry_cursors_and_queries_percent_encoded() {
-        assert_eq!(
-            urlencode("2026-11-30T05:00:00.123456Z_abc"),
-            "2026-11-30T05%3A00%3A00.123456Z_abc"
-        );
-        assert_eq!(urlencode("café \"x\""), "caf%C3%A9%20%22x%22");
+    fn a_tags_list_takes_the_notes_of_the_tag_and_of_tags_nested_under_it_only() {
+        let note = |tags: &[&str]| Note {
+            id: "n".into(),
+            title: "t".into(),
+            body: "b".into(),
+            written_at: "w".into(),
+            created_at: "c".into(),
+            updated_at: "u".into(),
+            version: 1,
+            trashed_at: None,
+            conflict_of: None,
+            tags: tags.iter().map(|t| t.to_string()).collect(),
+            pinned: false,
+            html: None,
+        };
+        assert!(carries(&note(&["work"]), "work"));
+        assert!(carries(&note(&["home", "work/meetings"]), "work"));
+        assert!(!carries(&note(&["workshop"]), "work"));
+        assert!(!carries(&note(&["work"]), "work/meetings"));
+        assert!(!carries(&note(&[]), "work"));
     }
 }

@@ -38,12 +38,15 @@ pub fn UnsavedNotes() -> impl IntoView {
 /// What an intent is about, in words: the title of a new note, or the change to a note.
 fn headline(intent: &SaveIntent) -> String {
     let (title, _) = intent.text();
-    match intent.kind {
+    match &intent.kind {
         IntentKind::Create { .. } => title.to_owned(),
         IntentKind::Edit { .. } => format!("Edit of “{title}”"),
         IntentKind::Trash { .. } => format!("Move “{title}” to the trash"),
         IntentKind::Restore { .. } => format!("Restore “{title}” from the trash"),
         IntentKind::Purge { .. } => format!("Delete “{title}” for good"),
+        IntentKind::Pin { pinned: true, .. } => format!("Pin “{title}”"),
+        IntentKind::Pin { pinned: false, .. } => format!("Unpin “{title}”"),
+        IntentKind::RenameTag { from, to } => format!("Rename #{from} to #{to}"),
     }
 }
 
@@ -196,10 +199,7 @@ pub fn sign_in_here() -> String {
             location.pathname().unwrap_or_default(),
             location.search().unwrap_or_default()
         );
-        return format!(
-            "/sign-in?next={}",
-            crate::components::notes_list::urlencode(&here)
-        );
+        return format!("/sign-in?next={}", crate::links::urlencode(&here));
     }
     "/sign-in".to_owned()
 }

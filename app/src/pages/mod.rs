@@ -1,10 +1,13 @@
-//! One file per page (route): home, a note, its history, the trash, search.
+//! One file per page (route): home, a note, its history, the trash, search, the tags and
+//! one tag.
 
 pub mod account_forms;
 pub mod history;
 pub mod home;
 pub mod note;
 pub mod search;
+pub mod tag;
+pub mod tags;
 pub mod trash;
 
 use leptos::prelude::*;

@@ -1,6 +1,7 @@
-//! `/notes/{id}`: one note in full (line breaks kept), when it was written and last
-//! changed, and what can be done with it — edit, move to the trash (with Undo), restore
-//! or delete for good from the trash, its history. Its unsaved changes are listed under
+//! `/notes/{id}`: one note in full (its Markdown rendered, with task boxes to tick, or its
+//! plain text with line breaks kept), its tags, when it was written and last changed, and
+//! what can be done with it — edit, pin, move to the trash (with Undo), restore or delete
+//! for good from the trash, its history. Its unsaved changes are listed under
 //! it with their state.
 
 use leptos::prelude::*;
@@ -10,8 +11,11 @@ use super::NoSuchNote;
 use crate::api::{BODY_MAX_CHARS, Note, TITLE_MAX_CHARS};
 use crate::components::compose::Counter;
 use crate::components::local_time::LocalTime;
+use crate::components::note_body::NoteBody;
 use crate::components::notices::Notices;
+use crate::components::pin_button::{PinButton, shows_pinned};
 use crate::components::status_line::StatusLine;
+use crate::components::tag_chips::TagChips;
 use crate::components::unsaved_list::PendingItem;
 use crate::data;
 use crate::door;
@@ -100,6 +104,7 @@ fn NoteView(note: Note) -> impl IntoView {
                             editing.set(true);
                         }
                     }>"Edit"</button>
+                    <PinButton note=shown />
                     <TrashButton note=shown />
                     <a href=format!("/notes/{id}/history") rel="external">"History"</a>
                 </div>
@@ -114,23 +119,32 @@ fn NoteView(note: Note) -> impl IntoView {
     }
 }
 
-/// Title, times, version and body.
+/// Title (and whether it is pinned), times, version, tags and body.
 #[component]
 fn NoteText(note: Note) -> impl IntoView {
+    let page = expect_context::<PageState>();
+    let pinned = {
+        let note = note.clone();
+        move || shows_pinned(page, &note)
+    };
     let copy_of = note.conflict_of.clone().map(|original| {
         view! {
             <p class="meta">"A conflict copy of " <a href=format!("/notes/{original}") rel="external">"another note"</a></p>
         }
     });
     view! {
-        <h2 id="note-title" class="note-heading">{note.title.clone()}</h2>
+        <h2 id="note-title" class="note-heading">
+            {note.title.clone()}
+            <Show when=pinned>" " <span class="pin-mark">"Pinned"</span></Show>
+        </h2>
         <p class="meta">
             "Written " <LocalTime at=note.written_at.clone() />
             " · last changed " <LocalTime at=note.updated_at.clone() />
             " · version " {note.version}
         </p>
         {copy_of}
-        <div class="note-body" data-testid="note-body">{note.body.clone()}</div>
+        <TagChips tags=note.tags.clone() />
+        <NoteBody note />
     }
 }
 

@@ -6,9 +6,9 @@ use leptos_router::hooks::use_query_map;
 
 use crate::api::SearchHit;
 use crate::components::local_time::LocalTime;
-use crate::components::notes_list::urlencode;
 use crate::components::status_line::StatusLine;
 use crate::data;
+use crate::links::urlencode;
 
 #[component]
 pub fn SearchPage() -> impl IntoView {

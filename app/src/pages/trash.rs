@@ -7,11 +7,11 @@ use leptos_router::hooks::use_query_map;
 use super::note::DeleteForGood;
 use crate::api::Note;
 use crate::components::local_time::LocalTime;
-use crate::components::notes_list::urlencode;
 use crate::components::notices::Notices;
 use crate::components::status_line::StatusLine;
 use crate::data;
 use crate::door;
+use crate::links::urlencode;
 use crate::save::intent::IntentKind;
 use crate::state::PageState;
 

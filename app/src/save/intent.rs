@@ -6,14 +6,22 @@ use serde::{Deserialize, Serialize};
 
 use super::outcome::{AnswerShape, WaitCause};
 use super::waiting::WaitReason;
-use crate::api::{NOTES_PATH, NewNote, NoteEdit, Problem};
+use crate::api::{NOTES_PATH, NewNote, NoteEdit, Problem, TAGS_PATH, TagRename};
 
-/// The version of the stored form below. An intent written by an older version is
+/// The version of the stored form below for the kinds of write the release before knows
+/// (create, edit, trash, restore, purge). An intent written by an older version is
 /// migrated when read; one written by a newer version is shown, never dropped. A waiting
 /// intent keeps why it waits as a cause ([`WaitReason`]), and beside it the sentence the
 /// list shows, which is all an intent stored by the release before carries — so both
-/// releases read each other's entries and the version stays 2.
+/// releases read each other's entries and these kinds stay at 2: after a rollback the
+/// release before still reads and sends them.
 pub const SCHEMA_VERSION: u32 = 2;
+
+/// The version an intent of a kind added since (a pin, a tag rename) is stored with. The
+/// release before reads any version above its own as "written by a newer version": it
+/// lists the entry, counted, offers a reload, and keeps it — never as damaged, which it
+/// would offer to discard. This version reads both.
+pub const NEW_KINDS_SCHEMA_VERSION: u32 = 3;
 
 /// Where an unsaved intent stands, as the list shows it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -69,13 +77,40 @@ pub enum IntentKind {
     Restore { note_id: String, title: String },
     /// Delete a note for good.
     Purge { note_id: String, title: String },
+    /// Pin a note (`pinned`), or unpin it: `PATCH` with `pinned` alone, no base version
+    /// (a pin changes no text, so it cannot undo anyone's edit).
+    Pin {
+        note_id: String,
+        title: String,
+        pinned: bool,
+    },
+    /// Rename the tag `from` (as kept: folded) to `to` (as the person wrote it) in every
+    /// note that has it.
+    RenameTag { from: String, to: String },
+}
+
+impl IntentKind {
+    /// The stored form's version for this kind: the kinds the release before knows keep
+    /// [`SCHEMA_VERSION`], so that release still sends them after a rollback; the newer
+    /// kinds take [`NEW_KINDS_SCHEMA_VERSION`], which it keeps for a newer version to send.
+    pub fn schema_version(&self) -> u32 {
+        match self {
+            IntentKind::Create { .. }
+            | IntentKind::Edit { .. }
+            | IntentKind::Trash { .. }
+            | IntentKind::Restore { .. }
+            | IntentKind::Purge { .. } => SCHEMA_VERSION,
+            IntentKind::Pin { .. } | IntentKind::RenameTag { .. } => NEW_KINDS_SCHEMA_VERSION,
+        }
+    }
 }
 
 /// One save intent, persisted in localStorage from before its first attempt until the
 /// server acknowledged it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SaveIntent {
-    /// [`SCHEMA_VERSION`] when written by this version.
+    /// The stored form's version: its kind's [`IntentKind::schema_version`] when written by
+    /// this version.
     pub v: u32,
     pub key: String,
     #[serde(flatten)]
@@ -158,7 +193,7 @@ impl SaveIntent {
     /// A new intent of any kind, with its own key.
     pub fn new(key: String, kind: IntentKind, written_at: String) -> Self {
         Self {
-            v: SCHEMA_VERSION,
+            v: kind.schema_version(),
             key,
             kind,
             written_at,
@@ -215,6 +250,30 @@ impl SaveIntent {
                 path: format!("{}?permanent=true", note(note_id)),
                 body: String::new(),
             },
+            IntentKind::Pin {
+                note_id, pinned, ..
+            } => WireRequest {
+                method: WriteMethod::Patch,
+                path: note(note_id),
+                body: serde_json::to_string(&NoteEdit {
+                    title: None,
+                    body: None,
+                    base_version: None,
+                    pinned: Some(*pinned),
+                    written_at: self.written_at.clone(),
+                })
+                .unwrap_or_default(),
+            },
+            IntentKind::RenameTag { from, to } => WireRequest {
+                method: WriteMethod::Post,
+                path: format!("{TAGS_PATH}/rename"),
+                body: serde_json::to_string(&TagRename {
+                    from: from.clone(),
+                    to: to.clone(),
+                    written_at: self.written_at.clone(),
+                })
+                .unwrap_or_default(),
+            },
         }
     }
 
@@ -223,13 +282,16 @@ impl SaveIntent {
         match self.kind {
             IntentKind::Create { .. } => AnswerShape::Created,
             IntentKind::Edit { .. } => AnswerShape::Edited,
-            IntentKind::Trash { .. } | IntentKind::Restore { .. } => AnswerShape::Moved,
+            IntentKind::Trash { .. } | IntentKind::Restore { .. } | IntentKind::Pin { .. } => {
+                AnswerShape::Moved
+            }
             IntentKind::Purge { .. } => AnswerShape::Purged,
+            IntentKind::RenameTag { .. } => AnswerShape::Renamed,
         }
     }
 
-    /// The title and body this intent carries (what the list shows; a move carries the
-    /// note's title only).
+    /// The title and body this intent carries (what the list shows; a move or a pin
+    /// carries the note's title only, a tag rename neither).
     pub fn text(&self) -> (&str, &str) {
         match &self.kind {
             IntentKind::Create { title, body } | IntentKind::Edit { title, body, .. } => {
@@ -237,18 +299,22 @@ impl SaveIntent {
             }
             IntentKind::Trash { title, .. }
             | IntentKind::Restore { title, .. }
-            | IntentKind::Purge { title, .. } => (title, ""),
+            | IntentKind::Purge { title, .. }
+            | IntentKind::Pin { title, .. } => (title, ""),
+            IntentKind::RenameTag { .. } => ("", ""),
         }
     }
 
-    /// The note this intent changes (none for a create).
+    /// The note this intent changes (none for a create, nor for a tag rename, which
+    /// changes every note that has the tag).
     pub fn note_id(&self) -> Option<&str> {
         match &self.kind {
-            IntentKind::Create { .. } => None,
+            IntentKind::Create { .. } | IntentKind::RenameTag { .. } => None,
             IntentKind::Edit { note_id, .. }
             | IntentKind::Trash { note_id, .. }
             | IntentKind::Restore { note_id, .. }
-            | IntentKind::Purge { note_id, .. } => Some(note_id),
+            | IntentKind::Purge { note_id, .. }
+            | IntentKind::Pin { note_id, .. } => Some(note_id),
         }
     }
 
@@ -314,12 +380,13 @@ pub enum Unreadable {
 pub fn read_stored(raw: &str) -> Result<SaveIntent, Unreadable> {
     let damaged = |reason: String| Unreadable::Damaged { reason };
     let value: serde_json::Value = serde_json::from_str(raw).map_err(|e| damaged(e.to_string()))?;
+    let readable = u64::from(SCHEMA_VERSION)..=u64::from(NEW_KINDS_SCHEMA_VERSION);
     match value.get("v").map(|v| v.as_u64()) {
         None => migrate_v1(value).map_err(|e| damaged(e.to_string())),
-        Some(Some(v)) if v == u64::from(SCHEMA_VERSION) => {
+        Some(Some(v)) if readable.contains(&v) => {
             serde_json::from_value(value).map_err(|e| damaged(e.to_string()))
         }
-        Some(Some(v)) if v > u64::from(SCHEMA_VERSION) => Err(Unreadable::Newer { version: v }),
+        Some(Some(v)) if v > *readable.end() => Err(Unreadable::Newer { version: v }),
         Some(other) => Err(damaged(format!("unknown version {other:?}"))),
     }
 }
@@ -476,6 +543,134 @@ mod tests {
             read_stored(r#"{"v":2,"key":"k"}"#),
             Err(Unreadable::Damaged { .. })
         ));
+    }
+
+    fn of_kind(kind: IntentKind) -> SaveIntent {
+        SaveIntent::new("k".into(), kind, "2026-12-01T05:00:00.000Z".into())
+    }
+
+    fn pin() -> IntentKind {
+        IntentKind::Pin {
+            note_id: "n1".into(),
+            title: "Groceries".into(),
+            pinned: true,
+        }
+    }
+
+    fn rename() -> IntentKind {
+        IntentKind::RenameTag {
+            from: "work".into(),
+            to: "Job".into(),
+        }
+    }
+
+    fn old_kinds() -> Vec<IntentKind> {
+        let note_id = || "n1".to_owned();
+        let title = || "t".to_owned();
+        vec![
+            IntentKind::Create {
+                title: title(),
+                body: "b".into(),
+            },
+            IntentKind::Edit {
+                note_id: note_id(),
+                base_version: 2,
+                title: title(),
+                body: "b".into(),
+                after: None,
+            },
+            IntentKind::Trash {
+                note_id: note_id(),
+                title: title(),
+            },
+            IntentKind::Restore {
+                note_id: note_id(),
+                title: title(),
+            },
+            IntentKind::Purge {
+                note_id: note_id(),
+                title: title(),
+            },
+        ]
+    }
+
+    /// How the release before (which knew version 2 only) sorts a stored entry.
+    fn as_the_release_before_reads(raw: &str) -> &'static str {
+        let value: serde_json::Value = serde_json::from_str(raw).unwrap();
+        match value.get("v").map(serde_json::Value::as_u64) {
+            Some(Some(2)) => "reads and sends it",
+            Some(Some(v)) if v > 2 => "newer: offers a reload and keeps it",
+            _ => "damaged: offers to discard it",
+        }
+    }
+
+    #[test]
+    fn a_pin_or_a_tag_rename_is_stored_as_version_3_and_read_back_unchanged() {
+        for kind in [pin(), rename()] {
+            let intent = of_kind(kind);
+            let json = serde_json::to_string(&intent).unwrap();
+            assert!(json.contains(r#""v":3"#), "{json}");
+            assert_eq!(read_stored(&json).unwrap(), intent);
+            assert_eq!(
+                as_the_release_before_reads(&json),
+                "newer: offers a reload and keeps it"
+            );
+        }
+    }
+
+    #[test]
+    fn the_kinds_the_release_before_knows_stay_version_2_so_a_rollback_still_sends_them() {
+        for kind in old_kinds() {
+            let intent = of_kind(kind);
+            let json = serde_json::to_string(&intent).unwrap();
+            assert!(json.contains(r#""v":2"#), "{json}");
+            assert_eq!(as_the_release_before_reads(&json), "reads and sends it");
+            assert_eq!(read_stored(&json).unwrap(), intent);
+        }
+        // Whatever version an entry of a known kind carries, 2 or 3, it is read; above 3 it
+        // is a newer version's.
+        let create = serde_json::to_string(&of_kind(old_kinds().remove(0))).unwrap();
+        let as_v3 = create.replace(r#""v":2"#, r#""v":3"#);
+        assert!(read_stored(&as_v3).is_ok());
+        let as_v4 = create.replace(r#""v":2"#, r#""v":4"#);
+        assert_eq!(read_stored(&as_v4), Err(Unreadable::Newer { version: 4 }));
+    }
+
+    #[test]
+    fn a_pin_is_a_patch_of_pinned_alone_and_a_rename_posts_both_names() {
+        let pin = of_kind(pin());
+        let request = pin.request();
+        assert_eq!(
+            (request.method, request.path.as_str()),
+            (WriteMethod::Patch, "/api/notes/n1")
+        );
+        let sent: serde_json::Value = serde_json::from_str(&request.body).unwrap();
+        assert_eq!(
+            sent,
+            serde_json::json!({"pinned": true, "written_at": "2026-12-01T05:00:00.000Z"})
+        );
+        assert_eq!(pin.answer_shape(), AnswerShape::Moved);
+        assert_eq!(pin.note_id(), Some("n1"));
+        assert_eq!(pin.text(), ("Groceries", ""));
+        assert!(!pin.matches_draft("Groceries", ""));
+
+        let rename = of_kind(rename());
+        let request = rename.request();
+        assert_eq!(
+            (request.method, request.path.as_str()),
+            (WriteMethod::Post, "/api/tags/rename")
+        );
+        let sent: TagRename = serde_json::from_str(&request.body).unwrap();
+        assert_eq!(
+            (
+                sent.from.as_str(),
+                sent.to.as_str(),
+                sent.written_at.as_str()
+            ),
+            ("work", "Job", "2026-12-01T05:00:00.000Z")
+        );
+        assert_eq!(rename.answer_shape(), AnswerShape::Renamed);
+        assert_eq!(rename.note_id(), None);
     }
 
     #[test]

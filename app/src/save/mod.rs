@@ -4,7 +4,7 @@
 //! stop, retry or wait; the [`sender`] drives one burst of attempts through any
 //! [`sender::Transport`] (browser fetch, or a native HTTP client in the integration
 //! tests); [`waiting`] keeps why an intent waits; [`press`] decides what a press of Save
-//! does with the draft.
+//! does with the draft; [`tick`] which text a tick of a task is made from.
 
 #[cfg(feature = "native-client")]
 pub mod http_transport;
@@ -13,4 +13,5 @@ pub mod outcome;
 pub mod press;
 pub mod retry_policy;
 pub mod sender;
+pub mod tick;
 pub mod waiting;

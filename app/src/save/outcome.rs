@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
-use crate::api::{EditAnswer, Note, NoteAnswer, Problem, ProblemSlug};
+use crate::api::{EditAnswer, Note, NoteAnswer, Problem, ProblemSlug, TagRenamed};
 
 /// What a write's success says, by the kind of write.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,6 +23,8 @@ pub enum WriteAnswer {
     Moved(Note),
     /// A delete for good (204, no body).
     Purged,
+    /// A tag renamed: how many notes it changed.
+    Renamed(TagRenamed),
     /// The write was done long ago, and its note has since been deleted for good on
     /// another device (410 `deleted-elsewhere`, to a retry that came after its key's
     /// answer expired): finished, nothing to show but that.
@@ -36,7 +38,7 @@ impl WriteAnswer {
         match self {
             WriteAnswer::Created(note) | WriteAnswer::Moved(note) => Some(note),
             WriteAnswer::Edited(answer) => answer.note.as_ref().or(answer.copy.as_ref()),
-            WriteAnswer::Purged | WriteAnswer::DeletedElsewhere => None,
+            WriteAnswer::Purged | WriteAnswer::Renamed(_) | WriteAnswer::DeletedElsewhere => None,
         }
     }
 }
@@ -46,8 +48,11 @@ impl WriteAnswer {
 pub enum AnswerShape {
     Created,
     Edited,
+    /// A move to the trash or out of it, or a pin: `{"note": …}`.
     Moved,
     Purged,
+    /// A tag rename: `{"renamed": n}`.
+    Renamed,
 }
 
 impl AnswerShape {
@@ -66,6 +71,9 @@ impl AnswerShape {
                     .note,
             ),
             AnswerShape::Purged => WriteAnswer::Purged,
+            AnswerShape::Renamed => {
+                WriteAnswer::Renamed(serde_json::from_slice(body).map_err(fail)?)
+            }
         })
     }
 }
@@ -312,6 +320,30 @@ mod tests {
                 replayed: false
             }
         );
+    }
+
+    #[test]
+    fn a_tag_rename_reads_how_many_notes_it_changed_and_nothing_else_counts() {
+        let outcome = read_answer(
+            raw(200, br#"{"renamed":3}"#),
+            AnswerShape::Renamed,
+            SystemTime::UNIX_EPOCH,
+        );
+        assert_eq!(
+            outcome,
+            AttemptOutcome::Saved {
+                answer: WriteAnswer::Renamed(TagRenamed { renamed: 3 }),
+                replayed: false
+            }
+        );
+        // A 200 that is not the count (a proxy's page, a body cut off) is a lost answer:
+        // the retry with the same key gets the replay.
+        for body in [&b"<html>proxy</html>"[..], br#"{"renam"#] {
+            assert!(matches!(
+                read_answer(raw(200, body), AnswerShape::Renamed, SystemTime::UNIX_EPOCH),
+                AttemptOutcome::Network { .. }
+            ));
+        }
     }
 
     #[test]

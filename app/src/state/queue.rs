@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::save::intent::{SaveIntent, Unreadable};
+use crate::save::intent::{IntentKind, SaveIntent, Unreadable};
 
 /// One entry of the unsaved list.
 #[derive(Clone, Debug, PartialEq)]
@@ -94,6 +94,28 @@ impl SaveQueue {
     /// Takes an entry off the list.
     pub fn remove(&self, id: &str) {
         self.entries.update(|all| all.retain(|e| e.id() != id));
+    }
+
+    /// The newest edit of a note not yet saved nor refused: the one a later edit made
+    /// before it is sent follows.
+    pub fn latest_unsent_edit(&self, note_id: &str) -> Option<SaveIntent> {
+        self.pending_for(note_id)
+            .into_iter()
+            .rev()
+            .find(|i| matches!(i.kind, IntentKind::Edit { .. }) && !i.is_failed())
+    }
+
+    /// Whether the newest pin or unpin of a note not yet saved (nor refused) pins it; `None`
+    /// when none waits. The page shows the note as that press left it.
+    pub fn pinned_pending(&self, note_id: &str) -> Option<bool> {
+        self.pending_for(note_id)
+            .into_iter()
+            .rev()
+            .filter(|i| !i.is_failed())
+            .find_map(|i| match i.kind {
+                IntentKind::Pin { pinned, .. } => Some(pinned),
+                _ => None,
+            })
     }
 
     /// Unsaved intents about one note, oldest first.

@@ -28,8 +28,11 @@ fn is_never_kept(path: &str) -> bool {
 
 /// Whether a path is a page of someone's notes.
 fn is_private_page(path: &str) -> bool {
-    matches!(path, "/" | "/trash" | "/search" | "/account" | "/admin")
-        || path.starts_with("/notes/")
+    matches!(
+        path,
+        "/" | "/trash" | "/search" | "/tags" | "/account" | "/admin"
+    ) || path.starts_with("/notes/")
+        || path.starts_with("/tags/")
 }
 
 pub async fn pages_need_sign_in(
@@ -90,6 +93,9 @@ mod tests {
             "/notes/abc/history",
             "/trash",
             "/search",
+            "/tags",
+            "/tags/work",
+            "/tags/work/meetings",
             "/account",
             "/admin",
         ] {
@@ -120,7 +126,7 @@ mod tests {
         ] {
             assert!(is_never_kept(path), "{path}");
         }
-        for path in ["/", "/notes/abc", "/trash", "/search"] {
+        for path in ["/", "/notes/abc", "/trash", "/search", "/tags", "/tags/a/b"] {
             assert!(!is_never_kept(path), "{path}");
         }
     }

@@ -19,6 +19,7 @@ mod replicas;
 mod request_checks;
 mod search;
 mod seed_scenarios;
+mod tag_pages;
 mod tags_and_pins;
 mod tasks;
 mod test_db;
