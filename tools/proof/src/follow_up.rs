@@ -36,6 +36,17 @@ pub enum FollowUpKind {
         line: usize,
         body: String,
     },
+    /// Pinned or unpinned.
+    Pin {
+        pinned: bool,
+    },
+    /// The note's own tag renamed (the only note that carries it): `body` is what the
+    /// rename leaves.
+    RenameTag {
+        from: String,
+        to: String,
+        body: String,
+    },
     Trash,
     Restore,
 }
@@ -44,13 +55,16 @@ impl FollowUpKind {
     /// The body this write leaves, if it changes the body.
     pub fn body(&self) -> Option<&str> {
         match self {
-            FollowUpKind::Edit { body } | FollowUpKind::Tick { body, .. } => Some(body),
-            FollowUpKind::Trash | FollowUpKind::Restore => None,
+            FollowUpKind::Edit { body }
+            | FollowUpKind::Tick { body, .. }
+            | FollowUpKind::RenameTag { body, .. } => Some(body),
+            FollowUpKind::Pin { .. } | FollowUpKind::Trash | FollowUpKind::Restore => None,
         }
     }
 }
 
-/// Edits the note once or twice, and sometimes moves it to the trash (and sometimes back):
+/// Edits the note or ticks its tasks (one to three times), sometimes pins it (and unpins
+/// it), renames its tag, moves it to the trash (and back):
 /// each write an intent of its own, sent like the create.
 pub(crate) async fn follow_up(
     sender: &Sender<HttpTransport, TokioClock>,
@@ -86,6 +100,24 @@ pub(crate) async fn follow_up(
         };
     }
     if rng.random_bool(0.3) {
+        plan.push(FollowUpKind::Pin { pinned: true });
+        if rng.random_bool(0.5) {
+            plan.push(FollowUpKind::Pin { pinned: false });
+        }
+    }
+    if rng.random_bool(0.3) {
+        // The created body ends with the note's own tag, `#n<number>`.
+        let from = body.rsplit('#').next().unwrap_or_default().to_owned();
+        let to = format!("r{from}");
+        let (_, renamed) = server::text::tags::rename_in_note("", &body, &from, &to)
+            .expect("the note carries its own tag");
+        plan.push(FollowUpKind::RenameTag {
+            from,
+            to,
+            body: renamed,
+        });
+    }
+    if rng.random_bool(0.3) {
         plan.push(FollowUpKind::Trash);
         if rng.random_bool(0.5) {
             plan.push(FollowUpKind::Restore);
@@ -101,6 +133,15 @@ pub(crate) async fn follow_up(
                 body: body.clone(),
                 after: None,
             },
+            FollowUpKind::Pin { pinned } => IntentKind::Pin {
+                note_id: note_id.clone(),
+                title,
+                pinned: *pinned,
+            },
+            FollowUpKind::RenameTag { from, to, .. } => IntentKind::RenameTag {
+                from: from.clone(),
+                to: to.clone(),
+            },
             FollowUpKind::Trash => IntentKind::Trash {
                 note_id: note_id.clone(),
                 title,
@@ -112,8 +153,15 @@ pub(crate) async fn follow_up(
         };
         let written_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
         let intent = SaveIntent::new(uuid::Uuid::new_v4().to_string(), intent_kind, written_at);
+        let renames = matches!(kind, FollowUpKind::RenameTag { .. });
         let mut follow = FollowUp {
-            key: intent.key.clone(),
+            // The revision a rename leaves on the note is kept under the rename's key and
+            // the note's id (docs/PROTOCOL.md, Renaming a tag).
+            key: if renames {
+                format!("{} {note_id}", intent.key)
+            } else {
+                intent.key.clone()
+            },
             kind,
             acked: false,
             problem: None,
@@ -122,15 +170,19 @@ pub(crate) async fn follow_up(
         match send_until_done(sender, rng, counts, &intent, deadline, 1, &mut tally).await {
             Done::Saved { answer, .. } => {
                 // A single writer's edit from the version it knows is applied as sent.
-                let as_expected = match &answer {
-                    WriteAnswer::Edited(edit) => edit.outcome == EditOutcome::Applied,
-                    WriteAnswer::Moved(_) => true,
+                let as_expected = match (&answer, &follow.kind) {
+                    (WriteAnswer::Edited(edit), _) => edit.outcome == EditOutcome::Applied,
+                    (WriteAnswer::Moved(moved), FollowUpKind::Pin { pinned }) => {
+                        moved.pinned == *pinned
+                    }
+                    (WriteAnswer::Moved(_), _) => true,
+                    (WriteAnswer::Renamed(done), _) => done.renamed == 1,
                     _ => false,
                 };
                 if !as_expected {
                     follow.problem = Some(format!("unexpected answer {answer:?}"));
                 }
-                version = answer.note().map_or(version, |n| n.version);
+                version = answer.note().map_or(version + 1, |n| n.version);
                 follow.acked = true;
                 progress
                     .acked_follow_up_keys

@@ -164,11 +164,13 @@ pub async fn check_all(
         body: String,
         written_at: String,
         trashed: i64,
+        pinned: i64,
         revisions: i64,
     }
     let rows: Vec<Row> = sqlx::query_as(
         "SELECT idempotency_key, id, title, body, written_at, \
          CASE WHEN trashed_at IS NULL THEN 0 ELSE 1 END AS trashed, \
+         CASE WHEN pinned THEN 1 ELSE 0 END AS pinned, \
          (SELECT COUNT(*) FROM revisions r WHERE r.note_id = n.id) AS revisions FROM notes n",
     )
     .fetch_all(&mut conn)
@@ -206,11 +208,12 @@ pub async fn check_all(
                         || row.body != r.final_body()
                         || row.written_at != r.payload.written_at
                         || (row.trashed == 1) != r.final_trashed()
+                        || (row.pinned == 1) != r.final_pinned()
                 })
         })
         .count();
     checks.push(check(
-        "every note's content matches its intent and its last acknowledged edit and move",
+        "every note's content matches its intent and its last acknowledged edit, tick, rename, pin and move",
         mismatched == 0,
         format!("{mismatched} mismatched"),
     ));
@@ -276,12 +279,14 @@ pub async fn check_all(
     let orphan_keys: i64 = sqlx::query_scalar(
         "SELECT COUNT(*) FROM idempotency_keys k WHERE NOT EXISTS (SELECT 1 FROM notes n \
          WHERE n.scope = k.scope AND n.idempotency_key = k.idempotency_key) AND NOT EXISTS \
-         (SELECT 1 FROM revisions r WHERE r.scope = k.scope AND r.idempotency_key = k.idempotency_key)",
+         (SELECT 1 FROM revisions r WHERE r.scope = k.scope AND r.idempotency_key = k.idempotency_key) \
+         AND NOT EXISTS (SELECT 1 FROM tag_renames t WHERE t.scope = k.scope \
+         AND t.idempotency_key = k.idempotency_key)",
     )
     .fetch_one(&mut conn)
     .await?;
     checks.push(check(
-        "no idempotency row without its note or revision",
+        "no idempotency row without its note, revision or rename",
         orphan_keys == 0,
         format!("{orphan_keys} rows"),
     ));
@@ -294,7 +299,8 @@ pub async fn check_all(
         .fetch_one(&mut conn)
         .await?;
         let keyless_revisions: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM revisions r WHERE NOT EXISTS (SELECT 1 FROM idempotency_keys k \
+            "SELECT COUNT(*) FROM revisions r WHERE r.kind <> 'tag-rename' AND NOT EXISTS \
+             (SELECT 1 FROM idempotency_keys k \
              WHERE k.scope = r.scope AND k.idempotency_key = r.idempotency_key)",
         )
         .fetch_one(&mut conn)
@@ -305,6 +311,24 @@ pub async fn check_all(
             format!("{keyless_notes} notes, {keyless_revisions} revisions"),
         ));
     }
+
+    // A rename's revisions are kept under its key and the note's id; the rename's own
+    // record is under its key.
+    let unrecorded: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM revisions r WHERE r.kind = 'tag-rename' AND NOT EXISTS \
+         (SELECT 1 FROM tag_renames t WHERE t.scope = r.scope \
+         AND r.idempotency_key = t.idempotency_key || ' ' || r.note_id)",
+    )
+    .fetch_one(&mut conn)
+    .await?;
+    let renames: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM tag_renames")
+        .fetch_one(&mut conn)
+        .await?;
+    checks.push(check(
+        "every rename's revision belongs to a recorded rename",
+        unrecorded == 0,
+        format!("{unrecorded} revisions without their rename, over {renames} renames"),
+    ));
 
     if database.starts_with("sqlite:") {
         let integrity: String = sqlx::query_scalar("PRAGMA integrity_check")

@@ -66,6 +66,19 @@ impl IntentRecord {
             .unwrap_or(false)
     }
 
+    /// Whether the note must end pinned.
+    pub fn final_pinned(&self) -> bool {
+        self.follow_ups
+            .iter()
+            .rev()
+            .filter(|f| f.acked)
+            .find_map(|f| match f.kind {
+                FollowUpKind::Pin { pinned } => Some(pinned),
+                _ => None,
+            })
+            .unwrap_or(false)
+    }
+
     /// Acknowledged writes after the create: each made exactly one revision.
     pub fn acked_follow_ups(&self) -> usize {
         self.follow_ups.iter().filter(|f| f.acked).count()

@@ -51,8 +51,9 @@ struct Args {
     /// lock would).
     #[arg(long, default_value_t = 0.05)]
     same_key_share: f64,
-    /// Share of created notes that are then edited once or twice (and some moved to the
-    /// trash and back), each write an intent of its own.
+    /// Share of created notes that are then edited or ticked one to three times (and some
+    /// pinned and unpinned, their tag renamed, moved to the trash and back), each write an
+    /// intent of its own.
     #[arg(long, default_value_t = 0.3)]
     follow_up_share: f64,
     /// Idempotency rows expire after this many seconds and are swept every second, so
@@ -224,7 +225,7 @@ async fn main() -> anyhow::Result<()> {
         result.records.iter().filter(|r| r.senders > 1).count()
     );
     println!(
-        "later writes       {} edits, moves to the trash and back, on {} notes",
+        "later writes       {} edits, ticks, pins, tag renames, moves to the trash and back, on {} notes",
         result
             .records
             .iter()
