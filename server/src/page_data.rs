@@ -7,6 +7,7 @@ use app::api::{AccountUser, Note, NotesPage, Revision, SearchPage, TagCount, tag
 use app::ssr_context::{Data, Loading, PageData};
 
 use crate::error::ApiError;
+use crate::notes::rendered::with_html;
 use crate::records::cursor::Cursor;
 use crate::search;
 use crate::storage::Store;
@@ -77,9 +78,13 @@ impl PageData for StoreData {
         })
     }
 
+    /// The note with its body rendered: the note page shows `html`.
     fn note(&self, id: String) -> Loading<Option<Note>> {
         let (store, scope) = (self.store.clone(), self.scope.clone());
-        Box::pin(async move { store.notes().get_note(&scope, &id).await.map_err(shown) })
+        Box::pin(async move {
+            let note = store.notes().get_note(&scope, &id).await.map_err(shown)?;
+            Ok(note.as_ref().map(with_html))
+        })
     }
 
     fn revisions(&self, id: String) -> Loading<Option<Vec<Revision>>> {

@@ -1,15 +1,17 @@
 //! How what a write did is told over HTTP — status, `Location`, `ETag` and body — as the
-//! answer kept with its key (the routes hand these to `idempotency::execute`).
+//! answer kept with its key (the routes hand these to `idempotency::execute`). Every note
+//! an answer tells about carries its rendered body (`rendered::with_html`).
 
 use axum::http::StatusCode;
 
-use app::api::{NOTES_PATH, Note, NoteAnswer};
+use app::api::{EditAnswer, NOTES_PATH, Note, NoteAnswer};
 
 use super::create::Created;
 use super::edit::Edited;
 use super::lifecycle::Moved;
 use super::patch::Patched;
 use super::pin::Pinned;
+use super::rendered::with_html;
 use crate::error::ApiError;
 use crate::idempotency::StoredAnswer;
 
@@ -17,8 +19,8 @@ use crate::idempotency::StoredAnswer;
 /// done), `Location` and `ETag`.
 pub fn created(created: &Created) -> Result<StoredAnswer, ApiError> {
     match created {
-        Created::Made(note) => json(StatusCode::CREATED, note, note_headers(note)),
-        Created::Existing(note) => json(StatusCode::OK, note, note_headers(note)),
+        Created::Made(note) => json(StatusCode::CREATED, &with_html(note), note_headers(note)),
+        Created::Existing(note) => json(StatusCode::OK, &with_html(note), note_headers(note)),
         Created::DeletedElsewhere(id) => deleted_elsewhere(id),
     }
 }
@@ -40,9 +42,14 @@ pub fn edited(edited: &Edited) -> Result<StoredAnswer, ApiError> {
     match edited {
         Edited::Answer(answer) => {
             let about = answer.note.as_ref().or(answer.copy.as_ref());
+            let told = EditAnswer {
+                outcome: answer.outcome,
+                note: answer.note.as_ref().map(with_html),
+                copy: answer.copy.as_ref().map(with_html),
+            };
             json(
                 StatusCode::OK,
-                answer,
+                &told,
                 about.map(note_headers).unwrap_or_default(),
             )
         }
@@ -63,7 +70,9 @@ pub fn pinned(pinned: &Pinned) -> Result<StoredAnswer, ApiError> {
     match pinned {
         Pinned::Note(note) => json(
             StatusCode::OK,
-            &NoteAnswer { note: note.clone() },
+            &NoteAnswer {
+                note: with_html(note),
+            },
             note_headers(note),
         ),
         Pinned::DeletedElsewhere(id) => deleted_elsewhere(id),
@@ -75,7 +84,9 @@ pub fn moved(moved: &Moved) -> Result<StoredAnswer, ApiError> {
     match moved {
         Moved::Note(note) => json(
             StatusCode::OK,
-            &NoteAnswer { note: note.clone() },
+            &NoteAnswer {
+                note: with_html(note),
+            },
             note_headers(note),
         ),
         Moved::Purged => Ok(StoredAnswer::empty(StatusCode::NO_CONTENT, Vec::new())),

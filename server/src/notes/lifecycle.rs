@@ -18,7 +18,7 @@ pub struct ChangeLifecycle(pub ValidLifecycle);
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Moved {
     /// The note as it is now (moved, or already where it was asked to go).
-    Note(Note),
+    Note(Box<Note>),
     /// Deleted for good (or already gone for good).
     Purged,
     /// A late retry of a move whose note was deleted for good since.
@@ -86,7 +86,7 @@ impl Operation for ChangeLifecycle {
                 PastWrite::Purge { .. } => Moved::Purged,
                 PastWrite::Deleted { note_id, .. } => Moved::DeletedElsewhere(note_id),
                 PastWrite::Revision { note_id, .. } => match tx.note(scope, &note_id).await? {
-                    Some(note) => Moved::Note(note),
+                    Some(note) => Moved::Note(Box::new(note)),
                     None => return Err(not_found(&note_id)),
                 },
             };
@@ -107,7 +107,7 @@ impl Operation for ChangeLifecycle {
                 tracing::info!(note_id = %request.id, "note deleted for good");
                 return Ok(Outcome::now(Moved::Purged));
             }
-            MovePlan::Stay => return Ok(Outcome::now(Moved::Note(current))),
+            MovePlan::Stay => return Ok(Outcome::now(Moved::Note(Box::new(current)))),
             MovePlan::Save { trashed_at, kind } => (trashed_at, kind),
         };
         let note = Note {
@@ -128,7 +128,7 @@ impl Operation for ChangeLifecycle {
         )
         .await?;
         tracing::info!(note_id = %note.id, ?kind, "note moved");
-        Ok(Outcome::now(Moved::Note(note)))
+        Ok(Outcome::now(Moved::Note(Box::new(note))))
     }
 }
 

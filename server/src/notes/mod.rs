@@ -6,7 +6,8 @@
 //! `create`, `edit` (deciding through `edit_plan` and `merge`) or `lifecycle` (trash,
 //! restore, delete for good), each asking storage first what an earlier use of the key
 //! wrote (`NoteWrites::earlier_write`: a late retry) — through the storage traits;
-//! `answers` tells what it did over HTTP, the answer kept with the key.
+//! `answers` tells what it did over HTTP, the answer kept with the key — about one note,
+//! with its body rendered (`rendered`).
 //!
 //! `transfer` takes a person's notes away and brings them back (export and import).
 
@@ -23,5 +24,6 @@ pub mod patch;
 pub mod pin;
 #[cfg(feature = "bench-plain-insert")]
 pub mod plain_insert;
+pub mod rendered;
 pub mod routes;
 pub mod transfer;

@@ -43,7 +43,7 @@ pub struct PinNote(pub ValidPin);
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Pinned {
     /// The note as it now is.
-    Note(Note),
+    Note(Box<Note>),
     /// A late retry of a pin whose note was deleted for good since.
     DeletedElsewhere(String),
 }
@@ -85,7 +85,7 @@ impl Operation for PinNote {
                     note_id,
                     kind: RevisionKind::Pin | RevisionKind::Unpin,
                 } => match tx.note(scope, &note_id).await? {
-                    Some(note) => Pinned::Note(note),
+                    Some(note) => Pinned::Note(Box::new(note)),
                     None => return Err(not_found(&note_id)),
                 },
                 _ => return Err(ApiError::IdempotencyKeyReused),
@@ -113,7 +113,7 @@ impl Operation for PinNote {
         )
         .await?;
         tracing::info!(note_id = %note.id, version = note.version, ?kind, "note pinned");
-        Ok(Outcome::now(Pinned::Note(note)))
+        Ok(Outcome::now(Pinned::Note(Box::new(note))))
     }
 }
 

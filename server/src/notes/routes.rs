@@ -21,6 +21,7 @@ use super::create::CreateNote;
 use super::lifecycle::ChangeLifecycle;
 use super::new_note::ValidNewNote;
 use super::patch::PatchNote;
+use super::rendered::with_html;
 use crate::accounts::session::SignedIn;
 use crate::error::ApiError;
 use crate::http::body::parse_json;
@@ -234,14 +235,16 @@ async fn list_trash(
     Ok(axum::Json(page).into_response())
 }
 
-/// `GET /api/notes/{id}`, with the note's version as its `ETag`.
+/// `GET /api/notes/{id}`: the note with its body rendered, its version as its `ETag`.
 async fn get_note(
     State(state): State<AppState>,
     SignedIn(viewer): SignedIn,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     match state.store.notes().get_note(&viewer.user_id, &id).await? {
-        Some(note) => Ok(([(header::ETAG, etag(&note))], axum::Json(note)).into_response()),
+        Some(note) => {
+            Ok(([(header::ETAG, etag(&note))], axum::Json(with_html(&note))).into_response())
+        }
         None => Err(ApiError::NotFound(format!("no note has the id {id:?}"))),
     }
 }

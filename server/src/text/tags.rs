@@ -6,7 +6,9 @@
 use std::ops::Range;
 
 use app::api::{is_tag_char, tag_name};
-use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
+
+use super::addresses;
 
 /// How a note's body is read as Markdown: CommonMark with GFM tables, task lists and
 /// strikethrough (the renderer reads it the same way).
@@ -35,15 +37,15 @@ pub fn of_note(title: &str, body: &str) -> Vec<String> {
 }
 
 /// Tags in plain text (a title, or one run of a body's text): a `#` at the start of a word
-/// (nothing before it that a word or an entity is made of), outside every URL and e-mail
-/// address.
+/// (nothing before it that a word or an entity is made of), outside every URL, `www.`
+/// address and e-mail address.
 pub fn in_plain_text(text: &str) -> Vec<TagAt> {
     if !text.contains('#') {
         return Vec::new();
     }
-    let links: Vec<Range<usize>> = linkify::LinkFinder::new()
-        .links(text)
-        .map(|l| l.start()..l.end())
+    let links: Vec<Range<usize>> = addresses::in_text(text)
+        .into_iter()
+        .map(|a| a.range)
         .collect();
     let mut found = Vec::new();
     let mut prev: Option<char> = None;
@@ -91,32 +93,84 @@ fn name_run(after_hash: &str) -> &str {
 }
 
 /// Tags in a Markdown body, with their places in the body: in its text, not inside code
-/// (inline or blocks), links, autolinks, images or raw HTML.
+/// (inline or blocks), links, autolinks, images, raw HTML or an address.
 pub fn in_markdown(body: &str) -> Vec<TagAt> {
     if !body.contains('#') {
         return Vec::new();
     }
     let mut found = Vec::new();
     let mut inside = 0usize;
+    let mut run: Vec<Piece> = Vec::new();
     for (event, range) in Parser::new_ext(body, markdown_options()).into_offset_iter() {
+        if let Event::Text(text) = event {
+            if inside == 0 {
+                run.push(Piece { range, text });
+            }
+            continue;
+        }
+        found.extend(
+            in_text_run(body, &std::mem::take(&mut run))
+                .into_iter()
+                .map(|t| t.tag),
+        );
         match event {
             Event::Start(Tag::CodeBlock(_) | Tag::Link { .. } | Tag::Image { .. }) => inside += 1,
             Event::End(TagEnd::CodeBlock | TagEnd::Link | TagEnd::Image) => {
                 inside = inside.saturating_sub(1);
             }
-            Event::Text(text) if inside == 0 => {
-                found.extend(in_body_text(body, range, &text));
-            }
             _ => {}
         }
+    }
+    found.extend(in_text_run(body, &run).into_iter().map(|t| t.tag));
+    found
+}
+
+/// One text event of a body as the parser gives it: its text (escapes and entities
+/// decoded) and where it stands in the body.
+pub struct Piece<'a> {
+    pub range: Range<usize>,
+    pub text: CowStr<'a>,
+}
+
+/// A tag in a run of a body's text: where it stands in the run's text (the pieces' texts
+/// one after another) and in the body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TagInRun {
+    pub in_text: Range<usize>,
+    pub tag: TagAt,
+}
+
+/// The tags of a run of text events in a row. The parser cuts text at `&`, `~`, `[` and
+/// such, which URLs hold, so a `#` inside an address of the whole run is no tag even when
+/// its own piece does not show the address whole. The Markdown renderer links exactly
+/// these (and the addresses of the run), so a note's links are its tags.
+pub fn in_text_run(body: &str, run: &[Piece]) -> Vec<TagInRun> {
+    let mut found = Vec::new();
+    let mut at = 0;
+    for piece in run {
+        for mut tag in in_text_event(body, piece.range.clone(), &piece.text) {
+            tag.in_text = at + tag.in_text.start..at + tag.in_text.end;
+            found.push(tag);
+        }
+        at += piece.text.len();
+    }
+    if run.len() > 1 && !found.is_empty() {
+        let text: String = run.iter().map(|p| &*p.text).collect();
+        let addresses = addresses::in_text(&text);
+        found.retain(|tag| {
+            !addresses
+                .iter()
+                .any(|a| a.range.start < tag.in_text.end && tag.in_text.start < a.range.end)
+        });
     }
     found
 }
 
-/// The tags of one run of a body's text, placed in the body. A run is the source itself
-/// unless an escape or an entity was decoded in it; then each tag is looked for in the
-/// source, and kept only where the source spells it out after a word's start.
-fn in_body_text(body: &str, range: Range<usize>, text: &str) -> Vec<TagAt> {
+/// The tags of one text event (`text`, parsed from `body[range]`), placed in its text and
+/// in the body. The text is the source itself unless an escape or an entity was decoded
+/// in it; then each tag is looked for in the source, and kept only where the source spells
+/// it out after a word's start.
+fn in_text_event(body: &str, range: Range<usize>, text: &str) -> Vec<TagInRun> {
     let source = &body[range.clone()];
     let before_run = body[..range.start].chars().next_back();
     let mut found = Vec::new();
@@ -138,9 +192,12 @@ fn in_body_text(body: &str, range: Range<usize>, text: &str) -> Vec<TagAt> {
             continue;
         }
         from = at + spelled.len();
-        found.push(TagAt {
-            range: range.start + at..range.start + from,
-            name: tag.name,
+        found.push(TagInRun {
+            in_text: tag.range,
+            tag: TagAt {
+                range: range.start + at..range.start + from,
+                name: tag.name,
+            },
         });
     }
     found
@@ -218,6 +275,14 @@ mod tests {
                     # Heading is not a tag\n\n#real";
         assert_eq!(names(body), ["real"]);
         assert!(in_plain_text("see https://example.com/#frag").is_empty());
+    }
+
+    #[test]
+    fn a_hash_inside_an_address_the_parser_cuts_in_pieces_is_not_a_tag() {
+        // The parser gives `[`, `#t` and `]` as text events of their own.
+        assert_eq!(names("https://x.example/[#t] #u"), ["u"]);
+        assert_eq!(names("see www.x.example/?a=#w and #v"), ["v"]);
+        assert!(in_plain_text("www.x.example/?a=#w").is_empty());
     }
 
     #[test]
