@@ -16,12 +16,14 @@ use serde::Deserialize;
 use app::api::{NOTES_PATH, NewNote, NoteEdit, Revisions, tag_name};
 
 use super::answers::{self, etag};
+use super::changes::ValidNoteEdit;
 use super::changes::{IfMatch, Lifecycle, ValidLifecycle};
 use super::create::CreateNote;
+use super::edit::EditNote;
 use super::lifecycle::ChangeLifecycle;
 use super::new_note::ValidNewNote;
 use super::patch::PatchNote;
-use super::rendered::with_html;
+use super::rendered::{self, with_html};
 use crate::accounts::session::SignedIn;
 use crate::error::ApiError;
 use crate::http::body::parse_json;
@@ -68,7 +70,10 @@ async fn create_note(
         Payload::Json,
         |bytes| {
             let request: NewNote = parse_json(bytes, "a note")?;
-            Ok(CreateNote::from_api(ValidNewNote::parse(request)?))
+            let note = ValidNewNote::parse(request)?;
+            // Its answer's html, rendered now rather than inside the transaction.
+            rendered::warm(&note.body);
+            Ok(CreateNote::from_api(note))
         },
         answers::created,
     )
@@ -93,7 +98,16 @@ async fn edit_note(
         Payload::Json,
         |bytes| {
             let request: NoteEdit = parse_json(bytes, "an edit")?;
-            PatchNote::parse(&id, request, if_match)
+            let patch = PatchNote::parse(&id, request, if_match)?;
+            // An edit applied as sent is answered with this body's html: rendered now,
+            // once the body passed its checks, rather than inside the transaction.
+            if let PatchNote::Edit(EditNote(ValidNoteEdit {
+                body: Some(body), ..
+            })) = &patch
+            {
+                rendered::warm(body);
+            }
+            Ok(patch)
         },
         answers::patched,
     )

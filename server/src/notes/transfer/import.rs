@@ -115,11 +115,14 @@ fn failure(index: usize, note: &Note, error: &ApiError) -> String {
 /// is new, false if an earlier import made it.
 async fn import_one(state: &AppState, scope: &str, note: &Note) -> Result<bool, ApiError> {
     let key = IdempotencyKey::parse(&format!("import-{}", note.id))?;
-    let create = CreateNote::from_api(ValidNewNote::parse(NewNote {
+    let valid = ValidNewNote::parse(NewNote {
         title: note.title.clone(),
         body: note.body.clone(),
         written_at: note.written_at.clone(),
-    })?);
+    })?;
+    // The answer's html, rendered before the transaction (see `rendered`).
+    crate::notes::rendered::warm(&valid.body);
+    let create = CreateNote::from_api(valid);
     let pipeline = state.pipeline();
     let answer = idempotency::execute(pipeline, scope, &key, create, answers::created).await?;
     let made: Note =
