@@ -13,55 +13,8 @@ use app::save::sender::Sender;
 use rand::Rng;
 use rand::rngs::StdRng;
 
-use crate::load::{Done, IntentRecord, OutcomeCounts, Progress, TokioClock, send_until_done};
-
-/// A later write to the note an intent created, and what became of it.
-#[derive(Clone, Debug)]
-pub struct FollowUp {
-    pub key: String,
-    pub kind: FollowUpKind,
-    /// The server acknowledged it.
-    pub acked: bool,
-    /// A refusal or an unexpected answer (never expected).
-    pub problem: Option<String>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FollowUpKind {
-    Edit {
-        body: String,
-    },
-    /// A task ticked (or unticked) on the note page: an edit of that one line.
-    Tick {
-        line: usize,
-        body: String,
-    },
-    /// Pinned or unpinned.
-    Pin {
-        pinned: bool,
-    },
-    /// The note's own tag renamed (the only note that carries it): `body` is what the
-    /// rename leaves.
-    RenameTag {
-        from: String,
-        to: String,
-        body: String,
-    },
-    Trash,
-    Restore,
-}
-
-impl FollowUpKind {
-    /// The body this write leaves, if it changes the body.
-    pub fn body(&self) -> Option<&str> {
-        match self {
-            FollowUpKind::Edit { body }
-            | FollowUpKind::Tick { body, .. }
-            | FollowUpKind::RenameTag { body, .. } => Some(body),
-            FollowUpKind::Pin { .. } | FollowUpKind::Trash | FollowUpKind::Restore => None,
-        }
-    }
-}
+use crate::record::{FollowUp, FollowUpKind, IntentRecord};
+use crate::send::{Done, OutcomeCounts, Progress, TokioClock, send_until_done};
 
 /// Edits the note or ticks its tasks (one to three times), sometimes pins it (and unpins
 /// it), renames its tag, moves it to the trash (and back):
@@ -170,7 +123,7 @@ pub(crate) async fn follow_up(
         match send_until_done(sender, rng, counts, &intent, deadline, 1, &mut tally).await {
             Done::Saved { answer, .. } => {
                 // A single writer's edit from the version it knows is applied as sent.
-                let as_expected = match (&answer, &follow.kind) {
+                let as_expected = match (answer.as_ref(), &follow.kind) {
                     (WriteAnswer::Edited(edit), _) => edit.outcome == EditOutcome::Applied,
                     (WriteAnswer::Moved(moved), FollowUpKind::Pin { pinned }) => {
                         moved.pinned == *pinned

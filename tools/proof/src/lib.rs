@@ -8,5 +8,7 @@ pub mod fault_proxy;
 pub mod follow_up;
 pub mod invariants;
 pub mod load;
+pub mod record;
+pub mod send;
 pub mod server_process;
 pub mod stats;

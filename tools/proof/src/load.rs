@@ -3,124 +3,23 @@
 //! exactly as the page does — a new burst standing for a reload or "Retry now".
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use app::api::NewNote;
 use app::save::http_transport::HttpTransport;
 use app::save::intent::SaveIntent;
-use app::save::outcome::{AttemptOutcome, WriteAnswer};
 
 use crate::follow_up::follow_up;
-pub use crate::follow_up::{FollowUp, FollowUpKind};
+pub use crate::record::{FollowUp, FollowUpKind, IntentRecord};
+use crate::send::{Done, TokioClock, send_until_done};
+pub use crate::send::{OutcomeCounts, Progress};
 use app::save::retry_policy::RetryPolicy;
-use app::save::sender::{BurstEnd, BurstEvent, BurstHooks, Clock, Sender};
+use app::save::sender::Sender;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-
-/// One intent and what became of it.
-#[derive(Clone, Debug)]
-pub struct IntentRecord {
-    pub key: String,
-    pub payload: NewNote,
-    /// The note id the client was given, once saved.
-    pub acked_note_id: Option<String>,
-    pub attempts: u32,
-    pub bursts: u32,
-    /// A permanent refusal: never expected for these valid notes.
-    pub refused: Option<String>,
-    /// How many senders sent this intent at once (several: like tabs without a lock).
-    pub senders: u32,
-    /// Saved answers to concurrent senders that named different notes.
-    pub disagreeing_answers: u32,
-    /// Later writes to the note: edits, moves to the trash and back, in order.
-    pub follow_ups: Vec<FollowUp>,
-}
-
-impl IntentRecord {
-    /// The body the note must have at the end: the last acknowledged edit's, or the
-    /// created one.
-    pub fn final_body(&self) -> &str {
-        self.follow_ups
-            .iter()
-            .rev()
-            .filter(|f| f.acked)
-            .find_map(|f| f.kind.body())
-            .unwrap_or(&self.payload.body)
-    }
-
-    /// Whether the note must end in the trash.
-    pub fn final_trashed(&self) -> bool {
-        self.follow_ups
-            .iter()
-            .rev()
-            .filter(|f| f.acked)
-            .find_map(|f| match f.kind {
-                FollowUpKind::Trash => Some(true),
-                FollowUpKind::Restore => Some(false),
-                _ => None,
-            })
-            .unwrap_or(false)
-    }
-
-    /// Whether the note must end pinned.
-    pub fn final_pinned(&self) -> bool {
-        self.follow_ups
-            .iter()
-            .rev()
-            .filter(|f| f.acked)
-            .find_map(|f| match f.kind {
-                FollowUpKind::Pin { pinned } => Some(pinned),
-                _ => None,
-            })
-            .unwrap_or(false)
-    }
-
-    /// Acknowledged writes after the create: each made exactly one revision.
-    pub fn acked_follow_ups(&self) -> usize {
-        self.follow_ups.iter().filter(|f| f.acked).count()
-    }
-}
-
-/// How attempts ended, over the whole run.
-#[derive(Clone, Debug, Default)]
-pub struct OutcomeCounts {
-    pub attempts: u64,
-    pub saved_first_time: u64,
-    pub saved_by_replay: u64,
-    pub network_errors: u64,
-    pub timeouts: u64,
-    pub busy_503: u64,
-    pub in_use_409: u64,
-    pub other_answers: BTreeMap<u16, u64>,
-}
-
-impl OutcomeCounts {
-    fn count_failure(&mut self, outcome: &AttemptOutcome) {
-        match outcome {
-            AttemptOutcome::Network { .. } => self.network_errors += 1,
-            AttemptOutcome::TimedOut => self.timeouts += 1,
-            AttemptOutcome::Answered { status: 503, .. } => self.busy_503 += 1,
-            AttemptOutcome::Answered { status: 409, .. } => self.in_use_409 += 1,
-            AttemptOutcome::Answered { status, .. } => {
-                *self.other_answers.entry(*status).or_default() += 1
-            }
-            AttemptOutcome::Saved { .. } => {}
-        }
-    }
-
-    /// Attempts that were retried (every failed attempt but a burst's last).
-    pub fn retries(&self) -> u64 {
-        self.network_errors
-            + self.timeouts
-            + self.busy_503
-            + self.in_use_409
-            + self.other_answers.values().sum::<u64>()
-    }
-}
 
 #[derive(Clone, Debug)]
 pub struct LoadConfig {
@@ -140,47 +39,6 @@ pub struct LoadResult {
     pub records: Vec<IntentRecord>,
     pub counts: OutcomeCounts,
     pub elapsed: Duration,
-}
-
-/// Progress shared with the kill scheduler (which runs on another thread).
-#[derive(Default)]
-pub struct Progress {
-    pub acked: AtomicUsize,
-    /// Keys of acknowledged creates.
-    pub acked_keys: Mutex<Vec<String>>,
-    /// Keys of acknowledged later writes (each made one revision).
-    pub acked_follow_up_keys: Mutex<Vec<String>>,
-}
-
-pub(crate) struct TokioClock;
-
-impl Clock for TokioClock {
-    async fn sleep(&self, delay: Duration) {
-        tokio::time::sleep(delay).await;
-    }
-}
-
-struct ClientHooks<'a> {
-    rng: StdRng,
-    counts: &'a RefCell<OutcomeCounts>,
-    attempts: u32,
-}
-
-impl BurstHooks for ClientHooks<'_> {
-    fn jitter(&mut self) -> f64 {
-        self.rng.random_range(0.5..=1.0)
-    }
-
-    fn on_event(&mut self, event: BurstEvent) {
-        let mut counts = self.counts.borrow_mut();
-        match event {
-            BurstEvent::AttemptStarted { .. } => {
-                counts.attempts += 1;
-                self.attempts += 1;
-            }
-            BurstEvent::RetryScheduled { outcome, .. } => counts.count_failure(&outcome),
-        }
-    }
 }
 
 /// Runs `config.clients` clients over `config.intents` intents against `base_url`.
@@ -312,94 +170,6 @@ pub async fn sign_up(
         }
     }
     anyhow::bail!("could not make the account {username}: {last}")
-}
-
-/// How sending one intent until it is done ended.
-pub(crate) enum Done {
-    Saved {
-        answer: WriteAnswer,
-        /// Saved answers to several senders that named different notes.
-        disagreeing: u32,
-    },
-    Refused(String),
-    OutOfTime,
-}
-
-/// Sends `intent` from `senders` senders at once, burst after burst (as reloads and
-/// Retry now would), until it is saved or refused or the deadline passes.
-pub(crate) async fn send_until_done(
-    sender: &Sender<HttpTransport, TokioClock>,
-    rng: &mut StdRng,
-    counts: &RefCell<OutcomeCounts>,
-    intent: &SaveIntent,
-    deadline: Instant,
-    senders: u32,
-    tally: &mut (u32, u32),
-) -> Done {
-    while Instant::now() < deadline {
-        tally.1 += 1;
-        // One burst per sender, all at once, all with the intent's one key.
-        let bursts = (0..senders).map(|_| {
-            let mut hooks = ClientHooks {
-                rng: StdRng::seed_from_u64(rng.random()),
-                counts,
-                attempts: 0,
-            };
-            async move {
-                let end = sender.run_burst(intent, &mut hooks).await;
-                (end, hooks.attempts)
-            }
-        });
-        let ends = futures::future::join_all(bursts).await;
-        tally.0 += ends.iter().map(|(_, attempts)| attempts).sum::<u32>();
-        let saved: Vec<(&WriteAnswer, bool)> = ends
-            .iter()
-            .filter_map(|(end, _)| match end {
-                BurstEnd::Saved { answer, replayed } => Some((answer, *replayed)),
-                _ => None,
-            })
-            .collect();
-        if let Some((answer, _)) = saved.first() {
-            let id = |a: &WriteAnswer| a.note().map(|n| n.id.clone());
-            let disagreeing = saved
-                .iter()
-                .filter(|(other, _)| id(other) != id(answer))
-                .count() as u32;
-            let mut counts = counts.borrow_mut();
-            for (_, replayed) in &saved {
-                if *replayed {
-                    counts.saved_by_replay += 1;
-                } else {
-                    counts.saved_first_time += 1;
-                }
-            }
-            return Done::Saved {
-                answer: (*answer).clone(),
-                disagreeing,
-            };
-        }
-        if let Some(problem) = ends.iter().find_map(|(end, _)| match end {
-            BurstEnd::Failed { problem } => Some(problem),
-            _ => None,
-        }) {
-            return Done::Refused(format!(
-                "{} {}: {}",
-                problem.status,
-                problem.slug(),
-                problem.detail
-            ));
-        }
-        for (end, _) in &ends {
-            match end {
-                BurstEnd::Waiting { last } => counts.borrow_mut().count_failure(last),
-                BurstEnd::Offline => unreachable!("the virtual clients are always online"),
-                _ => {}
-            }
-        }
-        // What the page does on a reload or "Retry now": a new burst, same key.
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    Done::OutOfTime
 }
 
 #[allow(clippy::too_many_arguments)]
