@@ -8,18 +8,22 @@
 //! milliseconds. So the routes render the body a write carries before the transaction
 //! ([`warm`]), and the answer finds it in a small cache of bodies rendered lately.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use app::api::Note;
 
 use crate::text::markdown;
 
-/// How many bytes of bodies and their html the cache keeps (the oldest go first).
+/// How many bytes of bodies and their html the cache keeps (the oldest go first), each
+/// entry counted with [`ENTRY_OVERHEAD`] besides.
 const CACHE_BYTES: usize = 16 * 1024 * 1024;
+/// What an entry costs beyond its text (its place in the map and the queue, the
+/// allocations' headers): many tiny bodies cannot hold more memory than the budget says.
+const ENTRY_OVERHEAD: usize = 160;
 
-static CACHE: Mutex<Cache> = Mutex::new(Cache::new(CACHE_BYTES));
+static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(|| Mutex::new(Cache::new(CACHE_BYTES)));
 
 /// The note with `html`: its body rendered from Markdown and sanitized.
 pub fn with_html(note: &Note) -> Note {
@@ -49,17 +53,21 @@ fn lock() -> std::sync::MutexGuard<'static, Cache> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Bodies and their html, newest last, within a budget of bytes.
+/// Bodies and their html, found by the body's hash, dropped oldest first past a budget.
 struct Cache {
-    entries: VecDeque<(u64, String, Arc<str>)>,
+    /// Entries by the hash of their body (bodies that hash alike share a list, oldest first).
+    by_hash: HashMap<u64, Vec<(Box<str>, Arc<str>)>>,
+    /// The hashes in the order their entries came.
+    order: VecDeque<u64>,
     bytes: usize,
     budget: usize,
 }
 
 impl Cache {
-    const fn new(budget: usize) -> Self {
+    fn new(budget: usize) -> Self {
         Self {
-            entries: VecDeque::new(),
+            by_hash: HashMap::new(),
+            order: VecDeque::new(),
             bytes: 0,
             budget,
         }
@@ -71,29 +79,42 @@ impl Cache {
         hasher.finish()
     }
 
+    fn cost(body: &str, html: &str) -> usize {
+        body.len() + html.len() + ENTRY_OVERHEAD
+    }
+
     fn get(&self, body: &str) -> Option<Arc<str>> {
-        let key = Self::key(body);
-        self.entries
+        self.by_hash
+            .get(&Self::key(body))?
             .iter()
-            .rev()
-            .find(|(k, b, _)| *k == key && b == body)
-            .map(|(_, _, html)| html.clone())
+            .find(|(b, _)| &**b == body)
+            .map(|(_, html)| html.clone())
     }
 
     fn insert(&mut self, body: &str, html: Arc<str>) {
-        let size = body.len() + html.len();
+        let size = Self::cost(body, &html);
         if size > self.budget || self.get(body).is_some() {
             return;
         }
         while self.bytes + size > self.budget {
-            let Some((_, old_body, old_html)) = self.entries.pop_front() else {
+            let Some(oldest) = self.order.pop_front() else {
                 break;
             };
-            self.bytes -= old_body.len() + old_html.len();
+            if let Some(list) = self.by_hash.get_mut(&oldest) {
+                let (old_body, old_html) = list.remove(0);
+                self.bytes -= Self::cost(&old_body, &old_html);
+                if list.is_empty() {
+                    self.by_hash.remove(&oldest);
+                }
+            }
         }
+        let key = Self::key(body);
         self.bytes += size;
-        self.entries
-            .push_back((Self::key(body), body.to_owned(), html));
+        self.order.push_back(key);
+        self.by_hash
+            .entry(key)
+            .or_default()
+            .push((body.into(), html));
     }
 }
 
@@ -111,15 +132,17 @@ mod tests {
 
     #[test]
     fn the_cache_keeps_to_its_budget_dropping_the_oldest_first() {
-        let mut cache = Cache::new(100);
+        let budget = 4 * (ENTRY_OVERHEAD + 20);
+        let mut cache = Cache::new(budget);
         for n in 0..20 {
             cache.insert(&format!("body {n:02}"), format!("<p>{n:02}</p>").into());
-            assert!(cache.bytes <= 100, "{} bytes", cache.bytes);
+            assert!(cache.bytes <= budget, "{} bytes", cache.bytes);
         }
+        assert_eq!(cache.order.len(), 4, "each entry counted with its overhead");
         assert!(cache.get("body 19").is_some());
         assert!(cache.get("body 00").is_none());
-        cache.insert(&"x".repeat(200), "too big".into());
-        assert!(cache.get(&"x".repeat(200)).is_none());
+        cache.insert(&"x".repeat(budget), "too big".into());
+        assert!(cache.get(&"x".repeat(budget)).is_none());
     }
 
     #[test]

@@ -409,3 +409,68 @@ async fn an_export_carries_pins_and_tags_and_an_import_pins_again_once() {
         "pinned once"
     );
 }
+
+#[tokio::test]
+async fn a_replica_serves_only_after_the_tags_another_replica_is_finding_are_found() {
+    if crate::test_db::backend() != crate::test_db::Backend::Postgres {
+        return; // One SQLite file has one writer: no replica finds tags beside another.
+    }
+    let app = spawn_app().await;
+    let note = app.create("Old", "#legacy").await;
+    sqlx::query("UPDATE notes SET tags = NULL")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    sqlx::query("DELETE FROM note_tags")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    // Another replica is in the middle of filling it in: it holds the row.
+    let mut other = app.pool.begin().await.unwrap();
+    sqlx::query(&format!(
+        "SELECT id FROM notes WHERE id = '{}' FOR UPDATE",
+        note.id
+    ))
+    .execute(&mut *other)
+    .await
+    .unwrap();
+    let starting = {
+        let app = &app;
+        async move { app.replica_with(|_| {}).await }
+    };
+    tokio::pin!(starting);
+    assert!(
+        tokio::time::timeout(std::time::Duration::from_millis(700), &mut starting)
+            .await
+            .is_err(),
+        "the replica started while the old note's tags were still being found"
+    );
+    sqlx::query(&format!(
+        "UPDATE notes SET tags = 'legacy' WHERE id = '{}'",
+        note.id
+    ))
+    .execute(&mut *other)
+    .await
+    .unwrap();
+    sqlx::query(&format!(
+        "INSERT INTO note_tags (scope, note_id, tag) SELECT scope, id, 'legacy' FROM notes WHERE id = '{}'",
+        note.id
+    ))
+    .execute(&mut *other)
+    .await
+    .unwrap();
+    other.commit().await.unwrap();
+    let replica = tokio::time::timeout(std::time::Duration::from_secs(10), starting)
+        .await
+        .expect("the replica starts once the tags are found");
+    let page: NotesPage = app
+        .client
+        .get(replica.url("/api/notes?tag=legacy"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(page.notes.len(), 1);
+}

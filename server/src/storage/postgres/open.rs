@@ -130,7 +130,17 @@ async fn fill_in_tags(pool: &PgPool) -> anyhow::Result<()> {
         .fetch_all(&mut *tx)
         .await?;
         if rows.is_empty() {
-            return Ok(());
+            // Rows another replica holds are skipped above; this one serves only once
+            // they are done too (a rename here must find every tagged note).
+            let left: i64 = sqlx::query_scalar("SELECT count(*) FROM notes WHERE tags IS NULL")
+                .fetch_one(&mut *tx)
+                .await?;
+            if left == 0 {
+                return Ok(());
+            }
+            drop(tx);
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            continue;
         }
         for (id, scope, title, body) in rows {
             let tags = crate::text::tags::of_note(&title, &body);

@@ -300,3 +300,20 @@ fn nesting_deeper_than_the_limit_is_left_out_and_its_text_kept() {
     assert_eq!(list.matches("<ul>").count(), 16, "{list}");
     assert!(list.contains('x'), "{list}");
 }
+
+#[test]
+fn a_table_of_more_cells_than_a_page_can_hold_shows_as_its_source() {
+    // 3 KB whose rows the parser pads to 512 columns: 262,144 cells.
+    let wide = format!(
+        "{}\n{}\n{}",
+        "|a".repeat(512),
+        "|-".repeat(512),
+        "x\n".repeat(512)
+    );
+    let html = render(&wide);
+    assert!(!html.contains("<table"), "{}", &html[..200]);
+    assert!(html.len() < 2 * wide.len() + 100, "{} bytes", html.len());
+    assert!(html.contains("<pre><code>|a|a"));
+    let small = "| a | b |\n|---|---|\n| 1 | 2 |";
+    assert!(render(small).contains("<table>"));
+}
