@@ -84,6 +84,7 @@ impl Operation for ChangeLifecycle {
         if let Some(past) = tx.earlier_write(scope, key, &fingerprint).await? {
             let moved = match past {
                 PastWrite::Purge { .. } => Moved::Purged,
+                PastWrite::TagRename => return Err(ApiError::IdempotencyKeyReused),
                 PastWrite::Deleted { note_id, .. } => Moved::DeletedElsewhere(note_id),
                 PastWrite::Revision { note_id, .. } => match tx.note(scope, &note_id).await? {
                     Some(note) => Moved::Note(Box::new(note)),

@@ -74,6 +74,8 @@ pub enum PastWrite {
     /// kept the key (for `ONCENOTE_TOMBSTONE_DAYS`), so a late retry is told the note is
     /// gone instead of making it again.
     Deleted { note_id: String, kind: RevisionKind },
+    /// A tag renamed in every note that had it (its record outlives the key's row).
+    TagRename,
 }
 
 /// A revision about to be written.

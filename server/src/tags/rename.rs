@@ -85,8 +85,28 @@ pub fn renamed_note(
             rename.from, rename.to, note.title
         ))
     })?;
+    // Every tag renamed must read back as its new name: `_x_` would be emphasis, and a
+    // nested name past 100 characters no tag at all.
+    let after = tags::of_note(&title, &body);
+    let to = tag_name(&rename.to).unwrap_or_default();
+    for old in &note.tags {
+        let Some(rest) = old.strip_prefix(rename.from.as_str()) else {
+            continue;
+        };
+        if !(rest.is_empty() || rest.starts_with('/')) {
+            continue;
+        }
+        let new = format!("{to}{rest}");
+        if !after.contains(&new) {
+            return Err(ApiError::ValidationFailed(format!(
+                "renamed, #{old} in the note {:?} would not read as the tag #{new}; \
+                 nothing was renamed",
+                note.title
+            )));
+        }
+    }
     Ok(Some(Note {
-        tags: tags::of_note(&title, &body),
+        tags: after,
         title,
         body,
         version: note.version + 1,
@@ -207,6 +227,25 @@ mod tests {
         assert_eq!(after.version, 3);
         assert!(after.pinned);
         assert_eq!(renamed_note(&note("t", "#play"), &r, "now").unwrap(), None);
+    }
+
+    #[test]
+    fn a_rename_whose_new_name_would_not_read_as_a_tag_is_refused() {
+        let emphasis = rename("work", "_x_").unwrap();
+        assert!(matches!(
+            renamed_note(&note("t", "#work"), &emphasis, "now"),
+            Err(ApiError::ValidationFailed(_))
+        ));
+        let long = rename("w", &"x".repeat(95)).unwrap();
+        assert!(matches!(
+            renamed_note(&note("t", &format!("#w/{}", "y".repeat(90))), &long, "now"),
+            Err(ApiError::ValidationFailed(_))
+        ));
+        assert!(
+            renamed_note(&note("t", "#w/y"), &long, "now")
+                .unwrap()
+                .is_some()
+        );
     }
 
     #[test]

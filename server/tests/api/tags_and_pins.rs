@@ -474,3 +474,21 @@ async fn a_replica_serves_only_after_the_tags_another_replica_is_finding_are_fou
         .unwrap();
     assert_eq!(page.notes.len(), 1);
 }
+
+#[tokio::test]
+async fn a_key_a_rename_used_is_refused_to_another_write_after_its_row_expired() {
+    let app = spawn_app().await;
+    let note = app.create("N", "#work").await;
+    assert_eq!(rename(&app, "r1", "work", "job").await.status(), 200);
+    sqlx::query("DELETE FROM idempotency_keys")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(pin(&app, &note.id, "r1", true).await.status(), 422);
+    assert_eq!(app.delete_note(&note.id, "r1", false).await.status(), 422);
+    let create = app
+        .post_note(Some("r1"), &crate::helpers::note_json("Again"))
+        .await;
+    assert_eq!(create.status(), 422);
+    assert!(!app.note(&note.id).await.pinned);
+}

@@ -114,17 +114,19 @@ impl NoteWrites for PgTx {
         .bind(key.as_str())
         .fetch_optional(&mut *self.0)
         .await?;
-        deleted
-            .map(|(note_id, kind, fingerprint)| {
-                Ok((
-                    PastWrite::Deleted {
-                        note_id,
-                        kind: revision_kind(&kind)?,
-                    },
-                    Fingerprint::from_stored(fingerprint),
-                ))
-            })
-            .transpose()
+        if let Some((note_id, kind, fingerprint)) = deleted {
+            return Ok(Some((
+                PastWrite::Deleted {
+                    note_id,
+                    kind: revision_kind(&kind)?,
+                },
+                Fingerprint::from_stored(fingerprint),
+            )));
+        }
+        Ok(self
+            .rename_record(scope, key)
+            .await?
+            .map(|(_, fingerprint)| (PastWrite::TagRename, fingerprint)))
     }
 
     /// The note, locked until the transaction ends: a write on another replica waits.

@@ -114,17 +114,19 @@ impl NoteWrites for SqliteTx<'_> {
         .bind(key.as_str())
         .fetch_optional(&mut *self.0)
         .await?;
-        deleted
-            .map(|(note_id, kind, fingerprint)| {
-                Ok((
-                    PastWrite::Deleted {
-                        note_id,
-                        kind: revision_kind(&kind)?,
-                    },
-                    Fingerprint::from_stored(fingerprint),
-                ))
-            })
-            .transpose()
+        if let Some((note_id, kind, fingerprint)) = deleted {
+            return Ok(Some((
+                PastWrite::Deleted {
+                    note_id,
+                    kind: revision_kind(&kind)?,
+                },
+                Fingerprint::from_stored(fingerprint),
+            )));
+        }
+        Ok(self
+            .rename_record(scope, key)
+            .await?
+            .map(|(_, fingerprint)| (PastWrite::TagRename, fingerprint)))
     }
 
     async fn note(&mut self, scope: &str, id: &str) -> Result<Option<Note>, StorageError> {
