@@ -59,7 +59,16 @@ pub fn in_plain_text(text: &str) -> Vec<TagAt> {
         if links.iter().any(|l| l.contains(&at)) {
             continue;
         }
-        let run = name_run(&text[at + 1..]);
+        let mut run = name_run(&text[at + 1..]);
+        // A tag ends where an address begins: `#todo/https://e.com` is `todo`.
+        if let Some(address) = links
+            .iter()
+            .map(|l| l.start)
+            .filter(|start| *start > at && *start <= at + run.len())
+            .min()
+        {
+            run = run[..address - at - 1].trim_end_matches('/');
+        }
         if let Ok(name) = tag_name(run) {
             let end = at + 1 + run.len();
             found.push(TagAt {
@@ -283,6 +292,11 @@ mod tests {
         assert_eq!(names("https://x.example/[#t] #u"), ["u"]);
         assert_eq!(names("see www.x.example/?a=#w and #v"), ["v"]);
         assert!(in_plain_text("www.x.example/?a=#w").is_empty());
+    }
+
+    #[test]
+    fn a_tag_ends_where_an_address_begins() {
+        assert_eq!(names("see #todo/https://e.example/x and #b"), ["todo", "b"]);
     }
 
     #[test]

@@ -317,3 +317,15 @@ fn a_table_of_more_cells_than_a_page_can_hold_shows_as_its_source() {
     let small = "| a | b |\n|---|---|\n| 1 | 2 |";
     assert!(render(small).contains("<table>"));
 }
+
+#[test]
+fn a_tag_that_runs_into_an_address_is_linked_apart_from_it_and_no_text_is_written_twice() {
+    let html = render("see #todo/https://e.example/x");
+    assert!(html.contains(">#todo</a>"), "{html}");
+    assert!(html.contains(">https://e.example/x</a>"), "{html}");
+    assert_eq!(
+        html.matches("https").count(),
+        2,
+        "href and text once each: {html}"
+    );
+}
