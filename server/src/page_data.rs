@@ -7,7 +7,7 @@ use app::api::{AccountUser, Note, NotesPage, Revision, SearchPage, TagCount, tag
 use app::ssr_context::{Data, Loading, PageData};
 
 use crate::error::ApiError;
-use crate::notes::rendered::with_html;
+use crate::notes::rendered::with_html_off_the_runtime;
 use crate::records::cursor::Cursor;
 use crate::search;
 use crate::storage::Store;
@@ -83,7 +83,10 @@ impl PageData for StoreData {
         let (store, scope) = (self.store.clone(), self.scope.clone());
         Box::pin(async move {
             let note = store.notes().get_note(&scope, &id).await.map_err(shown)?;
-            Ok(note.as_ref().map(with_html))
+            Ok(match note {
+                Some(note) => Some(with_html_off_the_runtime(note).await),
+                None => None,
+            })
         })
     }
 

@@ -33,6 +33,15 @@ pub fn with_html(note: &Note) -> Note {
     }
 }
 
+/// [`with_html`] on a thread for blocking work: a long body takes tens of milliseconds to
+/// render, which must not hold one of the few threads every request runs on.
+pub async fn with_html_off_the_runtime(note: Note) -> Note {
+    match tokio::task::spawn_blocking(move || with_html(&note)).await {
+        Ok(note) => note,
+        Err(panicked) => std::panic::resume_unwind(panicked.into_panic()),
+    }
+}
+
 /// Renders `body` now (before a write's transaction), for its answer to find.
 pub fn warm(body: &str) {
     html_of(body);

@@ -23,7 +23,7 @@ use super::edit::EditNote;
 use super::lifecycle::ChangeLifecycle;
 use super::new_note::ValidNewNote;
 use super::patch::PatchNote;
-use super::rendered::{self, with_html};
+use super::rendered;
 use crate::accounts::session::SignedIn;
 use crate::error::ApiError;
 use crate::http::body::parse_json;
@@ -257,7 +257,9 @@ async fn get_note(
 ) -> Result<Response, ApiError> {
     match state.store.notes().get_note(&viewer.user_id, &id).await? {
         Some(note) => {
-            Ok(([(header::ETAG, etag(&note))], axum::Json(with_html(&note))).into_response())
+            let tag = etag(&note);
+            let note = rendered::with_html_off_the_runtime(note).await;
+            Ok(([(header::ETAG, tag)], axum::Json(note)).into_response())
         }
         None => Err(ApiError::NotFound(format!("no note has the id {id:?}"))),
     }
