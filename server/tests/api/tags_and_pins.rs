@@ -492,3 +492,17 @@ async fn a_key_a_rename_used_is_refused_to_another_write_after_its_row_expired()
     assert_eq!(create.status(), 422);
     assert!(!app.note(&note.id).await.pinned);
 }
+
+#[tokio::test]
+async fn a_note_with_thousands_of_tags_keeps_every_one() {
+    let app = spawn_app().await;
+    let body: String = (0..1_000).map(|n| format!("#t{n} ")).collect();
+    let note = app.create("Many", &body).await;
+    assert_eq!(note.tags.len(), 1_000);
+    let found: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM note_tags")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(found, 1_000);
+    assert_eq!(tags(&app).await.len(), 1_000);
+}

@@ -273,13 +273,15 @@ pub(super) async fn insert_tags(
     note_id: &str,
     tags: &[String],
 ) -> Result<(), StorageError> {
-    for tag in tags {
-        sqlx::query("INSERT INTO note_tags (scope, note_id, tag) VALUES (?, ?, ?)")
-            .bind(scope)
-            .bind(note_id)
-            .bind(tag)
-            .execute(&mut *tx)
-            .await?;
+    // A statement per 300 tags, not one per tag (a note may hold thousands).
+    for chunk in tags.chunks(300) {
+        let rows = vec!["(?, ?, ?)"; chunk.len()].join(", ");
+        let sql = format!("INSERT INTO note_tags (scope, note_id, tag) VALUES {rows}");
+        let mut insert = sqlx::query(&sql);
+        for tag in chunk {
+            insert = insert.bind(scope).bind(note_id).bind(tag);
+        }
+        insert.execute(&mut *tx).await?;
     }
     Ok(())
 }
