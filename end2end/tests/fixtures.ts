@@ -14,6 +14,10 @@ export interface Note {
   version: number;
   trashed_at: string | null;
   conflict_of: string | null;
+  tags: string[];
+  pinned: boolean;
+  /** The body rendered from Markdown (on a single note's answers). */
+  html?: string;
 }
 
 /** Creates a note through the API (as another device would) and returns it. */

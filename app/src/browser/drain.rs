@@ -10,7 +10,7 @@ use leptos::prelude::Set;
 use super::fetch_transport::{FetchTransport, TimerClock};
 use super::finished::{self, Finished};
 use super::{intent_store, namespace, tab_lock};
-use crate::api::{EditAnswer, EditOutcome, tag_name};
+use crate::api::{EditAnswer, EditOutcome};
 use crate::links::tag_href;
 use crate::save::intent::{IntentKind, IntentState, SaveIntent};
 use crate::save::outcome::{SignInNeeded, WaitCause, WriteAnswer};
@@ -225,11 +225,11 @@ fn rename_notice(key: &str, from: &str, to: &str, renamed: i64) -> Notice {
         1 => format!("#{from} is now #{to} in 1 note."),
         n => format!("#{from} is now #{to} in {n} notes."),
     };
-    let folded = tag_name(to).unwrap_or_else(|_| to.to_owned());
+    // The tag's page folds the name itself.
     Notice {
         id: key.to_owned(),
         text,
-        link: (renamed > 0).then(|| (tag_href(&folded), format!("Open #{to}"))),
+        link: (renamed > 0).then(|| (tag_href(to), format!("Open #{to}"))),
         action: None,
     }
 }

@@ -4,7 +4,7 @@
 //! and each box shows as the latest unsent edit leaves it, so a tick waiting to be sent
 //! (offline, or behind a lost answer) stays as the person left it. Without JavaScript the
 //! boxes stay disabled, as the server rendered them: nothing that cannot be saved looks
-//! clickable.
+//! clickable. Its links (a tag's page) load their page from the server, like every link.
 
 use leptos::html::Div;
 use leptos::prelude::*;
@@ -26,6 +26,7 @@ pub fn NoteBody(note: Note) -> impl IntoView {
         // Runs again when an edit of this note is queued, sent or refused.
         let unsent = page.queue.latest_unsent_edit(&shown.id);
         if let Some(container) = container.get() {
+            live::links_load_pages(&container);
             live::enable_boxes(&container, &shown, unsent.as_ref());
         }
     });
@@ -61,6 +62,24 @@ mod live {
     pub fn ticked_box(event: &leptos::ev::Event) -> Option<(usize, bool)> {
         let input = event.target()?.dyn_into::<HtmlInputElement>().ok()?;
         Some((line_of(&input)?, input.checked()))
+    }
+
+    /// Every link in the body loads its page from the server, as every link of the app
+    /// does (`rel="external"`): the router would otherwise render a tag's page in the
+    /// browser, which has no data of its own.
+    pub fn links_load_pages(container: &Element) {
+        let Ok(links) = container.query_selector_all("a[href]") else {
+            return;
+        };
+        for i in 0..links.length() {
+            let Some(link) = links.item(i).and_then(|n| n.dyn_into::<Element>().ok()) else {
+                continue;
+            };
+            let rel = link.get_attribute("rel").unwrap_or_default();
+            if !rel.split_whitespace().any(|r| r == "external") {
+                let _ = link.set_attribute("rel", format!("{rel} external").trim_start());
+            }
+        }
     }
 
     /// Enables every box whose line holds a task in the note's text (one the text does
@@ -135,6 +154,8 @@ mod live {
     pub fn ticked_box(_event: &leptos::ev::Event) -> Option<(usize, bool)> {
         None
     }
+
+    pub fn links_load_pages<E>(_container: &E) {}
 
     pub fn enable_boxes<E>(_container: &E, _note: &Note, _unsent: Option<&SaveIntent>) {}
 }

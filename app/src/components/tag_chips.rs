@@ -1,5 +1,5 @@
-//! Tags as links: a note's tags as small chips, each leading to the tag's page, and the
-//! address of that page.
+//! A note's tags as small chips, each a link to the tag's page. Not a list of its own: a
+//! card is an item of the notes list, and its tags are a line of it.
 
 use leptos::prelude::*;
 
@@ -13,9 +13,9 @@ pub fn TagChips(tags: Vec<String>) -> impl IntoView {
             .into_iter()
             .map(|name| {
                 let href = tag_href(&name);
-                view! { <li><a class="tag" href=href rel="external">{format!("#{name}")}</a></li> }
+                view! { " " <a class="tag" href=href rel="external">{format!("#{name}")}</a> }
             })
             .collect_view();
-        view! { <ul class="tags" aria-label="Tags">{chips}</ul> }
+        view! { <p class="tags"><span class="visually-hidden">"Tags:"</span>{chips}</p> }
     })
 }
