@@ -93,6 +93,30 @@ test("a double click on a task is two edits, two revisions, and the box ends as 
   expect((await noteOnServer(request, note.id))?.body).toBe(BODY);
 });
 
+test("a double click while the note changed elsewhere still ends as it started (the second click is carried onto the merge)", async ({ page, request, unique }) => {
+  const note = await createNote(request, unique("Double tick, pinned elsewhere"), BODY);
+  await slowTicks(page, note.id);
+  const view = new NoteView(page);
+  await view.goto(note.id);
+  // Another device pins the note: the page still shows version 1, so the first tick is
+  // merged with the pin on the server.
+  const pinned = await request.patch(`/api/notes/${note.id}`, {
+    headers: { "Idempotency-Key": `pin-${note.id}` },
+    data: { pinned: true, written_at: new Date().toISOString() },
+  });
+  expect(pinned.status()).toBe(200);
+  await view.box(0).dblclick();
+
+  await expect.poll(async () => (await revisionsOf(request, note.id)).length, { timeout: 20_000 }).toBe(4);
+  await expect(view.pending).toHaveCount(0);
+  const revisions = await revisionsOf(request, note.id);
+  expect(revisions.map((r) => r.kind)).toEqual(["create", "pin", "merge", "edit"]);
+  expect(revisions.map((r) => r.body)).toEqual([BODY, BODY, MILK_TICKED, BODY]);
+  const now = await noteOnServer(request, note.id);
+  expect(now?.body).toBe(BODY);
+  expect(now?.pinned).toBe(true);
+});
+
 test("two quick ticks of different items keep both, with no conflict copy", async ({ page, request, unique }) => {
   const note = await createNote(request, unique("Two ticks"), BODY);
   await slowTicks(page, note.id);

@@ -10,8 +10,9 @@ use leptos::prelude::Set;
 use super::fetch_transport::{FetchTransport, TimerClock};
 use super::finished::{self, Finished};
 use super::{intent_store, namespace, tab_lock};
-use crate::api::{EditAnswer, EditOutcome};
+use crate::api::{EditAnswer, EditOutcome, Note};
 use crate::links::tag_href;
+use crate::save::chain;
 use crate::save::intent::{IntentKind, IntentState, SaveIntent};
 use crate::save::outcome::{SignInNeeded, WaitCause, WriteAnswer};
 use crate::save::retry_policy::RetryPolicy;
@@ -147,6 +148,19 @@ fn rebase(intent: &SaveIntent) -> Option<SaveIntent> {
     intent.rebased_after(from, to)
 }
 
+/// The unsent edits made behind `earlier` start from what the server's merge made of it
+/// (see `save::chain`): a second click that undoes the first is not lost in the merge.
+fn carry_onto_merge(page: PageState, earlier: &SaveIntent, merged: &Note) {
+    let Some(note_id) = earlier.note_id() else {
+        return;
+    };
+    for later in page.queue.pending_for(note_id) {
+        if let Some(carried) = chain::onto_merged(&later, earlier, merged) {
+            persist(page, carried);
+        }
+    }
+}
+
 /// The server holds the write: record it (for other tabs), forget the intent, show the
 /// result, and empty an editor that still holds exactly that draft.
 fn finish(page: PageState, intent: &SaveIntent, answer: &WriteAnswer) {
@@ -184,6 +198,9 @@ fn finish(page: PageState, intent: &SaveIntent, answer: &WriteAnswer) {
         WriteAnswer::Edited(edit) => {
             for note in edit.note.iter().chain(edit.copy.iter()) {
                 known_notes.add_saved(note.clone());
+            }
+            if let (EditOutcome::Merged, Some(merged)) = (edit.outcome, &edit.note) {
+                carry_onto_merge(page, intent, merged);
             }
             if let Some(notice) = edit_notice(&intent.key, title, edit) {
                 notices.notify(notice);

@@ -4,8 +4,10 @@
 //! stop, retry or wait; the [`sender`] drives one burst of attempts through any
 //! [`sender::Transport`] (browser fetch, or a native HTTP client in the integration
 //! tests); [`waiting`] keeps why an intent waits; [`press`] decides what a press of Save
-//! does with the draft; [`tick`] which text a tick of a task is made from.
+//! does with the draft; [`tick`] which text a tick of a task is made from; [`chain`] how
+//! an edit made behind another starts from what that one became.
 
+pub mod chain;
 #[cfg(feature = "native-client")]
 pub mod http_transport;
 pub mod intent;
