@@ -5,9 +5,9 @@ use axum::http::HeaderMap;
 
 use app::api::{NOTES_PATH, NoteEdit, validate_body, validate_title};
 
+use super::new_note::written_at;
 use crate::error::ApiError;
 use crate::idempotency::Fingerprint;
-use crate::timestamp;
 
 /// The `If-Match` precondition of a write.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -100,13 +100,7 @@ impl ValidNoteEdit {
             )));
         }
         let written_at =
-            timestamp::normalize_client_time(&request.written_at).ok_or_else(|| {
-                invalid(format!(
-                    "written_at must be an RFC 3339 time from 1970 on, such as \
-                 2026-11-30T05:00:00.000Z, got {:?}",
-                    request.written_at
-                ))
-            })?;
+            written_at(&request.written_at)?;
         if if_match == IfMatch::Absent && request.base_version.is_none() {
             return Err(ApiError::PreconditionRequired);
         }

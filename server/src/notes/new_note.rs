@@ -8,6 +8,17 @@ use crate::idempotency::Fingerprint;
 use crate::text::tags;
 use crate::timestamp;
 
+/// When Save was pressed, as the client sent it: an RFC 3339 time from 1970 on, written in
+/// UTC to the millisecond (`timestamp::normalize_client_time`), or 422 saying so.
+pub fn written_at(raw: &str) -> Result<String, ApiError> {
+    timestamp::normalize_client_time(raw).ok_or_else(|| {
+        ApiError::ValidationFailed(format!(
+            "written_at must be an RFC 3339 time from 1970 on, such as \
+             2026-11-30T05:00:00.000Z, got {raw:?}"
+        ))
+    })
+}
+
 /// A valid new note: title trimmed, `written_at` in UTC to the millisecond.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ValidNewNote {
@@ -22,13 +33,7 @@ impl ValidNewNote {
         validate_draft(&request.title, &request.body)
             .map_err(|e| ApiError::ValidationFailed(e.to_string()))?;
         let written_at =
-            timestamp::normalize_client_time(&request.written_at).ok_or_else(|| {
-                ApiError::ValidationFailed(format!(
-                    "written_at must be an RFC 3339 time from 1970 on, such as \
-                 2026-11-30T05:00:00.000Z, got {:?}",
-                    request.written_at
-                ))
-            })?;
+            written_at(&request.written_at)?;
         Ok(Self {
             title: request.title.trim().to_owned(),
             body: request.body,

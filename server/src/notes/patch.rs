@@ -7,10 +7,10 @@ use app::api::NoteEdit;
 use super::changes::{IfMatch, ValidNoteEdit};
 use super::edit::{EditNote, Edited};
 use super::pin::{PinNote, Pinned, ValidPin};
+use super::new_note::written_at;
 use crate::error::ApiError;
 use crate::idempotency::{Fingerprint, IdempotencyKey, Operation, Outcome};
 use crate::storage::NoteWrites;
-use crate::timestamp;
 
 /// The write a `PATCH` asks for.
 pub enum PatchNote {
@@ -39,13 +39,7 @@ impl PatchNote {
             ));
         }
         let written_at =
-            timestamp::normalize_client_time(&request.written_at).ok_or_else(|| {
-                ApiError::ValidationFailed(format!(
-                    "written_at must be an RFC 3339 time from 1970 on, such as \
-                 2026-11-30T05:00:00.000Z, got {:?}",
-                    request.written_at
-                ))
-            })?;
+            written_at(&request.written_at)?;
         Ok(PatchNote::Pin(PinNote(ValidPin {
             id: id.to_owned(),
             pinned,

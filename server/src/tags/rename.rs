@@ -5,6 +5,7 @@
 
 use app::api::{Note, RevisionKind, TAGS_PATH, TagRename, TagRenamed, tag_name, validate_draft};
 
+use crate::notes::new_note::written_at;
 use crate::error::ApiError;
 use crate::idempotency::{Fingerprint, IdempotencyKey, Operation, Outcome};
 use crate::storage::{NewRevision, NoteWrites};
@@ -34,13 +35,7 @@ impl ValidRename {
             )));
         }
         let written_at =
-            timestamp::normalize_client_time(&request.written_at).ok_or_else(|| {
-                ApiError::ValidationFailed(format!(
-                    "written_at must be an RFC 3339 time from 1970 on, such as \
-                     2026-11-30T05:00:00.000Z, got {:?}",
-                    request.written_at
-                ))
-            })?;
+            written_at(&request.written_at)?;
         Ok(Self {
             from,
             to,
