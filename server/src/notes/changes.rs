@@ -99,8 +99,7 @@ impl ValidNoteEdit {
                 "base_version is a note's version (1 or more), got {base}"
             )));
         }
-        let written_at =
-            written_at(&request.written_at)?;
+        let written_at = written_at(&request.written_at)?;
         if if_match == IfMatch::Absent && request.base_version.is_none() {
             return Err(ApiError::PreconditionRequired);
         }

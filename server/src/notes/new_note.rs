@@ -32,8 +32,7 @@ impl ValidNewNote {
     pub fn parse(request: NewNote) -> Result<Self, ApiError> {
         validate_draft(&request.title, &request.body)
             .map_err(|e| ApiError::ValidationFailed(e.to_string()))?;
-        let written_at =
-            written_at(&request.written_at)?;
+        let written_at = written_at(&request.written_at)?;
         Ok(Self {
             title: request.title.trim().to_owned(),
             body: request.body,

@@ -6,8 +6,8 @@ use app::api::NoteEdit;
 
 use super::changes::{IfMatch, ValidNoteEdit};
 use super::edit::{EditNote, Edited};
-use super::pin::{PinNote, Pinned, ValidPin};
 use super::new_note::written_at;
+use super::pin::{PinNote, Pinned, ValidPin};
 use crate::error::ApiError;
 use crate::idempotency::{Fingerprint, IdempotencyKey, Operation, Outcome};
 use crate::storage::NoteWrites;
@@ -38,8 +38,7 @@ impl PatchNote {
                 "pinned is sent alone: pin in one request, edit in another".into(),
             ));
         }
-        let written_at =
-            written_at(&request.written_at)?;
+        let written_at = written_at(&request.written_at)?;
         Ok(PatchNote::Pin(PinNote(ValidPin {
             id: id.to_owned(),
             pinned,

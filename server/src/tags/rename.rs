@@ -5,9 +5,9 @@
 
 use app::api::{Note, RevisionKind, TAGS_PATH, TagRename, TagRenamed, tag_name, validate_draft};
 
-use crate::notes::new_note::written_at;
 use crate::error::ApiError;
 use crate::idempotency::{Fingerprint, IdempotencyKey, Operation, Outcome};
+use crate::notes::new_note::written_at;
 use crate::storage::{NewRevision, NoteWrites};
 use crate::text::tags;
 use crate::timestamp;
@@ -34,8 +34,7 @@ impl ValidRename {
                 "from and to are the same tag, {from:?}"
             )));
         }
-        let written_at =
-            written_at(&request.written_at)?;
+        let written_at = written_at(&request.written_at)?;
         Ok(Self {
             from,
             to,
