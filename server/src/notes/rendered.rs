@@ -62,10 +62,13 @@ fn lock() -> std::sync::MutexGuard<'static, Cache> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// A body and its html.
+type Entry = (Box<str>, Arc<str>);
+
 /// Bodies and their html, found by the body's hash, dropped oldest first past a budget.
 struct Cache {
     /// Entries by the hash of their body (bodies that hash alike share a list, oldest first).
-    by_hash: HashMap<u64, Vec<(Box<str>, Arc<str>)>>,
+    by_hash: HashMap<u64, Vec<Entry>>,
     /// The hashes in the order their entries came.
     order: VecDeque<u64>,
     bytes: usize,
