@@ -3,10 +3,15 @@
 
 use serde::{Deserialize, Serialize};
 
+mod changes;
 mod problem;
 mod tags;
 mod tasks;
 
+pub use changes::{
+    CHANGE_EVENT, CHANGES_MAX_LIMIT, CHANGES_PATH, Change, ChangeEvent, ChangeKind, ChangesPage,
+    EVENTS_PATH, SIGNED_OUT_EVENT,
+};
 pub use problem::{Problem, ProblemSlug};
 pub use tags::{
     TAG_MAX_CHARS, TAGS_PATH, TagCount, TagError, TagList, TagRename, TagRenamed, is_tag_char,

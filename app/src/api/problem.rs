@@ -106,6 +106,13 @@ problem_slugs! {
     SignupClosed => "signup-closed",
     /// 403: the current password is wrong.
     WrongPassword => "wrong-password",
+    /// 410: a `since` the change feed no longer covers (compacted, or from another
+    /// database): start over from `since=0`.
+    ChangesExpired => "changes-expired",
+    /// 429: this person has as many live streams open as the server allows.
+    TooManyStreams => "too-many-streams",
+    /// 503: the server holds as many live streams as it allows; retried later.
+    StreamsFull => "streams-full",
     /// 500: the server failed (a bug); nothing was saved.
     Internal => "internal",
 }
