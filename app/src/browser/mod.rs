@@ -1,7 +1,7 @@
 //! Browser-only glue: storage (intents in localStorage, the draft in sessionStorage, the
 //! bounded notes cache, the record of intents finished), fetch as the save transport,
 //! the tab lock, the service worker, the send loop (`drain`), the save commands, import,
-//! sign-out, and the page's events.
+//! sign-out, the page's events, and following other devices' writes (`live`).
 //!
 //! What the page's door (`door.rs`) calls is re-exported here; a build without the
 //! browser (server rendering, native tests) gets `stub.rs` in this module's place, with
@@ -14,6 +14,7 @@ mod fetch_transport;
 mod finished;
 mod import;
 mod intent_store;
+mod live;
 mod namespace;
 mod notes_cache;
 mod page_events;

@@ -13,6 +13,9 @@ pub struct Connection {
     /// The server refused a write of this page because someone else is signed in on this
     /// browser now (the page's person signed out in another tab, another signed in).
     pub someone_else_signed_in: RwSignal<bool>,
+    /// The page's session ended (its person signed out here or on another device, their
+    /// password changed): the server refused this page's writes or closed its stream.
+    pub session_ended: RwSignal<bool>,
 }
 
 impl Default for Connection {
@@ -27,6 +30,7 @@ impl Connection {
             now_ms: RwSignal::new(0.0),
             online: RwSignal::new(true),
             someone_else_signed_in: RwSignal::new(false),
+            session_ended: RwSignal::new(false),
         }
     }
 }
