@@ -51,6 +51,7 @@ impl Feed {
     /// the page's data already showed) changes nothing.
     pub fn apply(&self, notes: &KnownNotes, changes: &[Change]) {
         let mut changed = Vec::new();
+        let mut learned = Vec::new();
         let mut purged = Vec::new();
         for change in changes {
             match (change.kind, &change.note) {
@@ -63,7 +64,7 @@ impl Feed {
                     });
                     if news {
                         changed.push((note.id.clone(), note.version));
-                        notes.learn_notes(vec![note.clone()]);
+                        learned.push(note.clone());
                     }
                 }
                 // An upsert without its note is not one this version can show; the next
@@ -80,6 +81,9 @@ impl Feed {
                 }
             }
         }
+        // A page holds one change per note, so the order of upserts and purges between
+        // notes does not matter.
+        notes.learn_notes(learned);
         if !changed.is_empty() {
             self.changed_elsewhere.update(|all| {
                 for (id, version) in changed {
