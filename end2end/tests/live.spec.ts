@@ -210,3 +210,39 @@ test("a page whose session ends elsewhere stops following and says so", async ({
   await wasNotReloaded(b.page);
   await b.context.close();
 });
+
+test("a device that was offline catches up when it is back online", async ({ browser, page, unique }) => {
+  const b = await device(browser, "/");
+  await b.context.setOffline(true);
+  const note = await createNote(page.context().request, unique("Made while B was offline"));
+  await b.page.waitForTimeout(500);
+  await expect(b.notes.savedTitled(note.title)).toHaveCount(0);
+  await b.context.setOffline(false);
+  await expect(b.notes.savedTitled(note.title)).toHaveCount(1, LIVE);
+  await wasNotReloaded(b.page);
+  await b.context.close();
+});
+
+test("a stream that breaks is opened again from where the page stands, and nothing is missed", async ({ browser, page, unique }) => {
+  const context = await browser.newContext();
+  const opened: string[] = [];
+  let broken = 0;
+  await context.route("**/api/events**", async (route) => {
+    opened.push(route.request().url());
+    // The first two streams break before they open.
+    if (broken < 2) {
+      broken += 1;
+      return route.abort("connectionreset");
+    }
+    return route.continue();
+  });
+  const b = await context.newPage();
+  const notes = new NotesPage(b);
+  await b.goto("/");
+  await notes.hydrated();
+  const note = await createNote(page.context().request, unique("Made while B's stream broke"));
+  await expect(notes.savedTitled(note.title)).toHaveCount(1, { timeout: 10_000 });
+  expect(opened.length).toBeGreaterThanOrEqual(3);
+  for (const url of opened) expect(new URL(url).searchParams.get("since")).toMatch(/^\d+$/);
+  await context.close();
+});
