@@ -9,6 +9,7 @@
 //! cursor ([`stream`]), so a signal carries nothing that could be lost.
 
 pub mod hub;
+mod page;
 pub mod routes;
 mod stream;
 

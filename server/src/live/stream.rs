@@ -19,7 +19,7 @@ use futures::Stream;
 use tokio::time::Instant;
 
 use super::hub::Place;
-use super::routes::read_page;
+use super::page::read_page;
 use crate::error::ApiError;
 use crate::storage::Store;
 use crate::timestamp;
