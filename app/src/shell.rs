@@ -37,7 +37,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <MetaTags />
             </head>
             // Whose page this is: the browser keeps each person's data apart by it.
-            <body data-user=signed_in_user()>
+            <body data-user=signed_in_user() data-seq=feed_seq()>
                 <App />
             </body>
         </html>
@@ -55,6 +55,19 @@ fn signed_in_user() -> String {
     #[cfg(not(feature = "ssr"))]
     {
         String::new()
+    }
+}
+
+/// Where the person's change feed stood when the page's data was read (absent for
+/// nobody, and on pages rendered without it).
+fn feed_seq() -> Option<String> {
+    #[cfg(feature = "ssr")]
+    {
+        use_context::<crate::ssr_context::FeedSeq>().map(|s| s.0.to_string())
+    }
+    #[cfg(not(feature = "ssr"))]
+    {
+        None
     }
 }
 
