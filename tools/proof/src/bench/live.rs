@@ -82,12 +82,10 @@ async fn read_stream(
             if let (Some(events), Some(data)) = (
                 &events,
                 block.lines().find_map(|l| l.strip_prefix("data: ")),
-            ) {
-                if let Ok(change) = serde_json::from_str::<serde_json::Value>(data)
-                    && let Some(id) = change["note_id"].as_str()
-                {
-                    let _ = events.send((id.to_owned(), at));
-                }
+            ) && let Ok(change) = serde_json::from_str::<serde_json::Value>(data)
+                && let Some(id) = change["note_id"].as_str()
+            {
+                let _ = events.send((id.to_owned(), at));
             }
         }
     }
