@@ -251,3 +251,43 @@ test("a stream that breaks is opened again from where the page stands, and nothi
   await expect(notes.savedTitled(next.title)).toHaveCount(1, LIVE);
   await context.close();
 });
+
+/** Answers the next read of the feed with 410 `changes-expired`, as for a page too old for what the feed keeps. */
+async function expireNextRead(context: BrowserContext) {
+  let expired = false;
+  await context.route("**/api/changes**", async (route) => {
+    if (expired) return route.continue();
+    expired = true;
+    await route.fulfill({
+      status: 410,
+      headers: { "content-type": "application/problem+json" },
+      body: JSON.stringify({ type: "/problems/changes-expired", title: "Gone", status: 410, detail: "start over" }),
+    });
+  });
+}
+
+test("a page the feed no longer covers is read again whole by a reload", async ({ browser, page, unique }) => {
+  const b = await device(browser, "/");
+  await expireNextRead(b.context);
+  const reloaded = b.page.waitForEvent("load");
+  const note = await createNote(page.context().request, unique("Made past B's feed"));
+  await reloaded;
+  await b.notes.hydrated();
+  await expect(b.notes.savedTitled(note.title)).toHaveCount(1);
+  // The reloaded page follows again.
+  const next = await createNote(page.context().request, unique("Made after B's reload"));
+  await expect(b.notes.savedTitled(next.title)).toHaveCount(1, LIVE);
+  await b.context.close();
+});
+
+test("a page the feed no longer covers is not reloaded under someone typing: it offers the reload", async ({ browser, page, unique }) => {
+  const b = await device(browser, "/");
+  await b.notes.write(unique("Typed on B"), "half a thought");
+  await expireNextRead(b.context);
+  await createNote(page.context().request, unique("Made past B's feed"));
+  await expect(b.page.getByTestId("notices")).toContainText("missed changes made on your other devices", LIVE);
+  await expect(b.page.getByTestId("notices").getByRole("link", { name: "Reload to see them" })).toBeVisible();
+  await expect(b.notes.body).toHaveValue("half a thought");
+  await wasNotReloaded(b.page);
+  await b.context.close();
+});
