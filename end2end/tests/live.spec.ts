@@ -291,3 +291,33 @@ test("a page the feed no longer covers is not reloaded under someone typing: it 
   await wasNotReloaded(b.page);
   await b.context.close();
 });
+
+/** Makes the browser say the page is hidden (or shown again), as switching tabs does. */
+async function setHidden(page: Page, hidden: boolean) {
+  await page.evaluate((hidden) => {
+    Object.defineProperty(document, "visibilityState", { configurable: true, get: () => (hidden ? "hidden" : "visible") });
+    Object.defineProperty(document, "hidden", { configurable: true, get: () => hidden });
+    document.dispatchEvent(new Event("visibilitychange"));
+  }, hidden);
+}
+
+test("a tab hidden for a while gives its stream back, and catches up as soon as it is shown", async ({ browser, page, unique }) => {
+  const b = await device(browser, "/");
+  const streams: string[] = [];
+  b.page.on("request", (r) => {
+    if (new URL(r.url()).pathname === "/api/events") streams.push(r.url());
+  });
+  await setHidden(b.page, true);
+  await b.page.waitForTimeout(11_000);
+  const note = await createNote(page.context().request, unique("Made while B was hidden"));
+  await b.page.waitForTimeout(1_000);
+  await expect(b.notes.savedTitled(note.title)).toHaveCount(0);
+  expect(streams, "no stream opened while hidden").toHaveLength(0);
+  await setHidden(b.page, false);
+  await expect(b.notes.savedTitled(note.title)).toHaveCount(1, LIVE);
+  await expect.poll(() => streams.length).toBe(1);
+  const next = await createNote(page.context().request, unique("Made once B was shown"));
+  await expect(b.notes.savedTitled(next.title)).toHaveCount(1, LIVE);
+  await wasNotReloaded(b.page);
+  await b.context.close();
+});

@@ -10,7 +10,8 @@
 //! backoff, the feed is read (which says whether the session ended, someone else signed
 //! in, or the cursor expired) and the stream opened again after the new cursor. While it
 //! cannot be opened (the server holds too many streams) those reads are the page's slow
-//! poll. Offline nothing is tried until `online`. Every read names the page's person
+//! poll. Offline nothing is tried until `online`; a tab hidden for a while closes its
+//! stream and catches up when it is shown again. Every read names the page's person
 //! (`X-Oncenote-User`), so a cookie that became someone else's never shows their notes.
 
 use std::cell::RefCell;
@@ -40,6 +41,9 @@ const READ_TIMEOUT_MS: u32 = 15_000;
 /// A page reloaded because its cursor expired is not reloaded again for that long: if the
 /// fresh page is expired too, the person is told instead of the page reloading in a loop.
 const RELOAD_GUARD_MS: f64 = 60_000.0;
+/// How long a hidden tab keeps its stream: switching tabs back and forth does not reopen
+/// it each time.
+const HIDDEN_GRACE: Duration = Duration::from_secs(10);
 
 type Listener = Closure<dyn FnMut(web_sys::Event)>;
 /// Something told of each page of changes the page applied.
@@ -136,10 +140,21 @@ pub fn start(page: PageState) {
     // Back from the back/forward cache: the stream was closed meanwhile.
     listen(window.as_ref(), "pageshow", |_| resume());
     if let Some(document) = window.document() {
-        let doc = document.clone();
         listen(document.as_ref(), "visibilitychange", move |_| {
-            if doc.visibility_state() == web_sys::VisibilityState::Visible {
+            if is_visible() {
                 resume();
+            } else {
+                // A tab left hidden gives its stream back (a browser opens only six
+                // connections to a server over HTTP/1.1, and the server counts streams per
+                // person); shown again, it reads what it missed at once.
+                set_timeout(
+                    || {
+                        if !is_visible() {
+                            with(close_stream);
+                        }
+                    },
+                    HIDDEN_GRACE,
+                );
             }
         });
     }
@@ -176,7 +191,8 @@ fn resume() {
 fn open_stream() {
     let url = with(|f| {
         f.retired.clear();
-        let can = f.halted.is_none() && f.stream.is_none() && !f.reading && is_online();
+        let can =
+            f.halted.is_none() && f.stream.is_none() && !f.reading && is_online() && is_visible();
         can.then(|| f.cursor.events_url())
     });
     let Some(Some(url)) = url else {
@@ -219,7 +235,7 @@ fn on_change(event: web_sys::Event) {
     let told = event
         .dyn_ref::<web_sys::MessageEvent>()
         .and_then(|m| m.data().as_string())
-        .and_then(|data| serde_json::from_str::<ChangeEvent>(&data).ok());
+        .and_then(|data| serde_json::from_slice::<ChangeEvent>(data.as_bytes()).ok());
     let behind = match told {
         Some(change) => with(|f| f.cursor.is_behind(change.seq)).unwrap_or(false),
         // An event this version cannot read: the feed says what it was.
@@ -409,6 +425,12 @@ async fn read(path: &str) -> Option<(u16, Vec<u8>)> {
             None
         }
     }
+}
+
+fn is_visible() -> bool {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .is_none_or(|d| d.visibility_state() == web_sys::VisibilityState::Visible)
 }
 
 fn is_online() -> bool {
