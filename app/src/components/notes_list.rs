@@ -2,7 +2,8 @@
 //! then newest first, notes in the trash left out), with what this visit knows better
 //! folded in — newer versions from answers and from other devices (the change feed),
 //! notes created or restored since the page was rendered, pins waiting to be sent, notes
-//! moved to the trash or deleted meanwhile taken out — and a link to older notes. Rendered on the server, so it reads with JavaScript off.
+//! moved to the trash or deleted meanwhile taken out — and a link to older notes.
+//! Rendered on the server, so it reads with JavaScript off.
 
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
@@ -134,8 +135,9 @@ pub fn NotesList(
 /// later page.
 #[derive(Clone, Debug, PartialEq)]
 struct FirstPageSpan {
-    /// The oldest unpinned note the page holds (created, id), when more pages follow.
+    /// The oldest unpinned note the page holds (created, id).
     oldest: Option<(String, String)>,
+    /// Whether more pages follow.
     more: bool,
 }
 
