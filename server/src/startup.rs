@@ -87,7 +87,12 @@ impl Application {
             header_timeout: config.header_timeout,
             max_connections,
         };
-        let live = Hub::new(config.streams_per_person, config.streams_max);
+        // Streams never take more than half of the connections the server allows (the
+        // cap as lowered to the open-file limit).
+        let live = Hub::new(
+            config.streams_per_person,
+            config.streams_max.min(max_connections / 2).max(1),
+        );
         live.follow(store.clone(), config.feed_poll);
         let state = AppState {
             live: Arc::clone(&live),

@@ -17,7 +17,8 @@ pub async fn read_page(
     with_html: bool,
 ) -> Result<ChangesPage, ApiError> {
     let feed = store.changes().changes_since(scope, since, limit).await?;
-    if since < feed.compacted_through {
+    // `since=0` is a full copy: every note as it stands, whatever was compacted.
+    if since > 0 && since < feed.compacted_through {
         return Err(ApiError::ChangesExpired(format!(
             "the change feed keeps deletes from seq {} on; start over from since=0",
             feed.compacted_through

@@ -87,6 +87,14 @@ async fn follow_events(
     headers: HeaderMap,
     uri: Uri,
 ) -> Result<Response, ApiError> {
+    // A stream holds one of the person's places: a page of another site — a sibling
+    // subdomain is same-site, and its requests carry the cookie — may not take them.
+    if headers
+        .get("sec-fetch-site")
+        .is_some_and(|site| site == "cross-site" || site == "same-site")
+    {
+        return Err(ApiError::CrossSite);
+    }
     let last_id = headers
         .get("last-event-id")
         .map(|v| {

@@ -32,8 +32,10 @@ const SESSION_CHECK: Duration = Duration::from_secs(30);
 const LIFETIME: Duration = Duration::from_secs(30 * 60);
 /// Changes read from the feed at a time.
 const PAGE: u32 = 100;
-/// How long to wait before reading again after the database failed.
+/// How long to wait before reading again after the database failed: doubling, up to
+/// [`DB_RETRY_AT_MOST`], each stream a little apart.
 const DB_RETRY: Duration = Duration::from_secs(1);
+const DB_RETRY_AT_MOST: Duration = Duration::from_secs(30);
 /// The delay a browser waits before opening the stream again after it ended.
 const RECONNECT: Duration = Duration::from_secs(1);
 
@@ -53,6 +55,11 @@ struct Running {
     pending: VecDeque<Event>,
     done: bool,
     ends_at: Instant,
+    /// Whether the feed may hold changes past the cursor (at the start, after a wake-up,
+    /// while pages follow).
+    must_read: bool,
+    /// How long to wait before reading again after the database failed.
+    db_wait: Duration,
 }
 
 /// The events of the stream.
@@ -71,6 +78,8 @@ pub fn events(follow: Follow) -> impl Stream<Item = Result<Event, Infallible>> {
         pending,
         done: false,
         ends_at: Instant::now() + LIFETIME,
+        must_read: true,
+        db_wait: DB_RETRY,
     };
     futures::stream::unfold(running, |mut running| async move {
         running.next().await.map(|event| (Ok(event), running))
@@ -86,30 +95,44 @@ impl Running {
             if self.done {
                 return None;
             }
-            let f = &mut self.follow;
-            match read_page(&f.store, &f.scope, f.cursor, PAGE, false).await {
-                Ok(page) => {
-                    self.pending.extend(page.changes.iter().map(change_event));
-                    f.cursor = page.next;
-                    if page.more || !self.pending.is_empty() {
+            if self.must_read {
+                let f = &mut self.follow;
+                match read_page(&f.store, &f.scope, f.cursor, PAGE, false).await {
+                    Ok(page) => {
+                        self.pending.extend(page.changes.iter().map(change_event));
+                        f.cursor = page.next;
+                        self.must_read = page.more;
+                        self.db_wait = DB_RETRY;
+                        if !self.pending.is_empty() {
+                            continue;
+                        }
+                    }
+                    // The feed no longer covers the cursor: end, so the browser's reconnect
+                    // (from its last id) is told 410 and starts its copy over.
+                    Err(ApiError::ChangesExpired(_)) => {
+                        self.done = true;
+                        continue;
+                    }
+                    // The database fails: read again after a while (longer each time,
+                    // and not all streams at once), still ending at shutdown.
+                    Err(error) => {
+                        tracing::debug!(%error, "a live stream could not read the feed");
+                        let wait = self.db_wait.mul_f64(1.0 + rand::random::<f64>() / 2.0);
+                        self.db_wait = (self.db_wait * 2).min(DB_RETRY_AT_MOST);
+                        let closing = &mut self.follow.place.closing;
+                        tokio::select! {
+                            () = tokio::time::sleep(wait) => {}
+                            _ = closing.wait_for(|closing| *closing) => self.done = true,
+                        }
                         continue;
                     }
                 }
-                // The feed no longer covers the cursor: end, so the browser's reconnect
-                // (from its last id) is told 410 and starts its copy over.
-                Err(ApiError::ChangesExpired(_)) => {
-                    self.done = true;
-                    continue;
-                }
-                Err(error) => {
-                    tracing::debug!(%error, "a live stream could not read the feed");
-                    tokio::time::sleep(DB_RETRY).await;
-                    continue;
-                }
             }
             let place = &mut self.follow.place;
+            // Woken: read the feed, then check the session. Otherwise only the session is
+            // checked: an idle stream reads nothing.
             tokio::select! {
-                _ = place.woken.changed() => {}
+                _ = place.woken.changed() => self.must_read = true,
                 _ = place.closing.wait_for(|closing| *closing) => {
                     self.done = true;
                     continue;

@@ -176,6 +176,14 @@ pub async fn copy(source: &SqliteStore, target: &PgStore) -> anyhow::Result<Copy
     for plain in &AFTER_NOTES {
         report.tables.push(copy_plain(source, target, plain).await?);
     }
+    // Copied again after the source moved on: a change row may have come with a seq past
+    // the counter kept from the first copy; the next write must take a seq past both.
+    sqlx::query(
+        "UPDATE change_counters SET seq = GREATEST(seq, (SELECT COALESCE(MAX(c.seq), 0) \
+         FROM changes c WHERE c.scope = change_counters.scope))",
+    )
+    .execute(&target.pool)
+    .await?;
     Ok(report)
 }
 

@@ -108,6 +108,34 @@ async fn a_sqlite_install_copied_to_postgres_keeps_every_note_key_and_session_an
         (4, "two #moved\n", true)
     );
     assert_eq!(now.tags, ["moved"]);
+    // The change feed came along: every note, and the next write takes a seq past them.
+    let feed: app::api::ChangesPage = client
+        .get(new.url("/api/changes?since=0"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(feed.changes.len(), 3, "{feed:?}");
+    let fresh = client
+        .post(new.url("/api/notes"))
+        .header("idempotency-key", "after-the-copy")
+        .json(&note_json("After the copy"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(fresh.status(), 201);
+    let after: app::api::ChangesPage = client
+        .get(new.url(&format!("/api/changes?since={}", feed.next)))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(after.changes.len(), 1);
+    assert!(after.changes[0].seq > feed.next);
     // The tags are found on PostgreSQL (their rows came along), and so is the rename's
     // outcome: the rename sent again after its key's row is gone renames nothing.
     let tagged: app::api::NotesPage = client
@@ -160,5 +188,6 @@ async fn a_sqlite_install_copied_to_postgres_keeps_every_note_key_and_session_an
         .await
         .unwrap();
     assert_eq!(found.results.len(), 1);
-    assert_eq!(new.note_count().await, 3);
+    // The three copied, and the one written after the copy.
+    assert_eq!(new.note_count().await, 4);
 }

@@ -1,6 +1,14 @@
-//! The change feed on PostgreSQL: the change each write leaves (inside its transaction,
-//! with a `NOTIFY` every replica's listener hears at commit), a page of the feed read in
-//! one snapshot, every person's head for the streams' backstop poll, and compaction.
+//! The change feed on PostgreSQL: the changes each write leaves (inside its transaction,
+//! just before it commits; a `NOTIFY` after the commit tells every replica's listener), a
+//! page of the feed read in one snapshot, every person's head for the streams' backstop
+//! poll, and compaction.
+//!
+//! *Choice*: the `NOTIFY` is sent after the commit, outside the transaction: a
+//! transaction that notifies takes a cluster-wide lock at commit, which would make every
+//! write of every replica commit one at a time. A notification lost (a crash between the
+//! commit and it) costs a stream one poll interval, never a change.
+
+use std::collections::BTreeMap;
 
 use app::api::{ChangeKind, Note};
 use sqlx::{Postgres, Transaction};
@@ -13,33 +21,74 @@ use crate::storage::rows::{NOTE_COLUMNS, NoteRow};
 /// The channel every replica listens on; a notification carries only the person's id.
 pub const FEED_CHANNEL: &str = "oncenote_feed";
 
-/// Leaves `note_id`'s newest change under the person's next seq, and tells every
-/// replica at commit. Updating the person's counter row locks it until this transaction
-/// ends, so a second writer of the same person takes the next seq only after this one
-/// committed: seqs become visible in order, with no gap filled in later.
-pub(super) async fn record_change(
-    tx: &mut Transaction<'static, Postgres>,
-    scope: &str,
-    note_id: &str,
+/// A change a write leaves, recorded when its transaction is about to commit.
+#[derive(Clone, Debug)]
+pub struct PendingChange {
+    scope: String,
+    note_id: String,
     kind: ChangeKind,
-    at: &str,
+    at: String,
+}
+
+impl PendingChange {
+    pub fn new(scope: &str, note_id: &str, kind: ChangeKind, at: &str) -> Self {
+        Self {
+            scope: scope.to_owned(),
+            note_id: note_id.to_owned(),
+            kind,
+            at: at.to_owned(),
+        }
+    }
+}
+
+/// Leaves each note's newest change under its person's next seqs: one counter bump per
+/// person, their people in a fixed order (so two transactions touching several people —
+/// the sweeps of two replicas — cannot deadlock over counters). Updating the counter row
+/// locks it until this transaction ends, so a second writer of the same person takes its
+/// seqs only after this one committed: seqs become visible in order, with no gap filled
+/// in later. Called last in the transaction, so the lock is held for the commit alone.
+pub(super) async fn record_changes(
+    tx: &mut Transaction<'static, Postgres>,
+    changes: &[PendingChange],
 ) -> Result<(), StorageError> {
-    sqlx::query(&format!(
-        "WITH counter AS ( \
-           INSERT INTO change_counters (scope, seq) VALUES ($1, 1) \
-           ON CONFLICT (scope) DO UPDATE SET seq = change_counters.seq + 1 RETURNING seq) \
-         INSERT INTO changes (scope, note_id, seq, kind, changed_at) \
-         SELECT $1, $2, counter.seq, $3, $4 FROM counter \
-         ON CONFLICT (scope, note_id) DO UPDATE SET seq = excluded.seq, kind = excluded.kind, \
-           changed_at = excluded.changed_at \
-         RETURNING pg_notify('{FEED_CHANNEL}', $1)"
-    ))
-    .bind(scope)
-    .bind(note_id)
-    .bind(kind.as_str())
-    .bind(at)
-    .execute(&mut **tx)
-    .await?;
+    // The newest change of each note, by person (a note written twice in one
+    // transaction folds into its last write).
+    let mut by_person: BTreeMap<&str, Vec<&PendingChange>> = BTreeMap::new();
+    for change in changes {
+        let notes = by_person.entry(&change.scope).or_default();
+        notes.retain(|c| c.note_id != change.note_id);
+        notes.push(change);
+    }
+    for (scope, notes) in by_person {
+        let n = i64::try_from(notes.len()).unwrap_or(i64::MAX);
+        let last: i64 = sqlx::query_scalar(
+            "INSERT INTO change_counters (scope, seq) VALUES ($1, $2) \
+             ON CONFLICT (scope) DO UPDATE SET seq = change_counters.seq + $2 RETURNING seq",
+        )
+        .bind(scope)
+        .bind(n)
+        .fetch_one(&mut **tx)
+        .await?;
+        let seqs: Vec<i64> = (last - n + 1..=last).collect();
+        let ids: Vec<&str> = notes.iter().map(|c| c.note_id.as_str()).collect();
+        let kinds: Vec<&str> = notes.iter().map(|c| c.kind.as_str()).collect();
+        let ats: Vec<&str> = notes.iter().map(|c| c.at.as_str()).collect();
+        sqlx::query(
+            "INSERT INTO changes (scope, note_id, seq, kind, changed_at) \
+             SELECT $1, note_id, seq, kind, changed_at \
+             FROM UNNEST($2::text[], $3::bigint[], $4::text[], $5::text[]) \
+               AS c(note_id, seq, kind, changed_at) \
+             ON CONFLICT (scope, note_id) DO UPDATE SET seq = excluded.seq, \
+               kind = excluded.kind, changed_at = excluded.changed_at",
+        )
+        .bind(scope)
+        .bind(&ids)
+        .bind(&seqs)
+        .bind(&kinds)
+        .bind(&ats)
+        .execute(&mut **tx)
+        .await?;
+    }
     Ok(())
 }
 
@@ -120,6 +169,14 @@ impl PgStore {
     /// `compacted_through` past them. Returns how many went.
     pub async fn compact_changes(&self, cutoff: &str) -> Result<u64, StorageError> {
         let mut tx = self.pool.begin().await?;
+        // The counters in a fixed order, as `record_changes` takes them.
+        sqlx::query(
+            "SELECT scope FROM change_counters WHERE scope IN (SELECT scope FROM changes \
+             WHERE kind = 'purge' AND changed_at < $1) ORDER BY scope FOR UPDATE",
+        )
+        .bind(cutoff)
+        .execute(&mut *tx)
+        .await?;
         sqlx::query(
             "UPDATE change_counters SET compacted_through = GREATEST(compacted_through, \
              (SELECT max(seq) FROM changes c WHERE c.scope = change_counters.scope \

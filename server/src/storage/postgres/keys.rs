@@ -7,6 +7,7 @@ use std::sync::Arc;
 use sqlx::{Postgres, Transaction};
 
 use super::PgStore;
+use super::changes::record_changes;
 use super::note_writes::PgTx;
 use crate::records::{
     Answer, ClaimTicket, Fingerprint, IdempotencyKey, NextAction, SavedAnswer, StoredAnswer,
@@ -103,7 +104,7 @@ impl PgStore {
         })?
         .rows_affected();
         if claimed == 1 {
-            return Ok(NextAction::Start(PgTx(tx)));
+            return Ok(NextAction::Start(PgTx(tx, Vec::new())));
         }
         // A committed answer is there (READ COMMITTED: this statement sees it).
         let saved = saved_answer(&mut *tx, &ticket.scope, &ticket.key).await?;
@@ -122,7 +123,8 @@ impl PgStore {
         ticket: &ClaimTicket,
         answer: &StoredAnswer,
     ) -> Result<(), StorageError> {
-        let mut tx = tx.0;
+        let PgTx(mut tx, changes) = tx;
+        record_changes(&mut tx, &changes).await?;
         let stored = sqlx::query(
             "UPDATE idempotency_keys SET response_status = $3, response_headers = $4, \
              response_body = $5 WHERE scope = $1 AND idempotency_key = $2",
@@ -144,6 +146,15 @@ impl PgStore {
             )));
         }
         tx.commit().await?;
+        if !changes.is_empty() {
+            // After the commit (see `changes`): every replica's streams of this person look.
+            let (store, scope) = (self.clone(), ticket.scope.clone());
+            tokio::spawn(async move {
+                if let Err(error) = store.announce(&scope).await {
+                    tracing::debug!(%error, "could not announce a change; the poll will find it");
+                }
+            });
+        }
         Ok(())
     }
 }

@@ -4,7 +4,7 @@
 use app::api::{ChangeKind, Note, Revision, RevisionKind};
 use sqlx::{Postgres, Transaction};
 
-use super::changes::record_change;
+use super::changes::PendingChange;
 use super::search::{SEARCH_DOCUMENT, search_parts};
 use super::unstorable;
 use crate::records::{Fingerprint, IdempotencyKey};
@@ -14,8 +14,13 @@ use crate::storage::rows::{
 };
 use crate::storage::{NewRevision, NoteWrites, PastWrite};
 
-/// A write transaction holding a claimed key.
-pub struct PgTx(pub(super) Transaction<'static, Postgres>);
+/// A write transaction holding a claimed key, and the changes its writes leave for the
+/// feed: recorded together just before it commits (`changes::record_changes`), so the
+/// person's counter row is locked only for the commit itself.
+pub struct PgTx(
+    pub(super) Transaction<'static, Postgres>,
+    pub(super) Vec<PendingChange>,
+);
 
 impl NoteWrites for PgTx {
     async fn insert_note(
@@ -29,14 +34,12 @@ impl NoteWrites for PgTx {
             return Ok(false);
         }
         insert_tags(&mut self.0, scope, &note.id, &tags_of(note)).await?;
-        record_change(
-            &mut self.0,
+        self.1.push(PendingChange::new(
             scope,
             &note.id,
             ChangeKind::Upsert,
             &note.updated_at,
-        )
-        .await?;
+        ));
         insert_revision(
             &mut self.0,
             scope,
@@ -204,14 +207,12 @@ impl NoteWrites for PgTx {
             .execute(&mut *self.0)
             .await?;
         insert_tags(&mut self.0, scope, &note.id, &tags).await?;
-        record_change(
-            &mut self.0,
+        self.1.push(PendingChange::new(
             scope,
             &note.id,
             ChangeKind::Upsert,
             &note.updated_at,
-        )
-        .await?;
+        ));
         insert_revision(&mut self.0, scope, note, revision).await
     }
 
@@ -236,7 +237,10 @@ impl NoteWrites for PgTx {
         fingerprint: &Fingerprint,
         at: &str,
     ) -> Result<(), StorageError> {
-        purge_note(&mut self.0, scope, id, Some(key), Some(fingerprint), at).await
+        purge_note(&mut self.0, scope, id, Some(key), Some(fingerprint), at).await?;
+        self.1
+            .push(PendingChange::new(scope, id, ChangeKind::Purge, at));
+        Ok(())
     }
 
     async fn tagged(&mut self, scope: &str, tag: &str) -> Result<Vec<Note>, StorageError> {
@@ -263,7 +267,8 @@ impl NoteWrites for PgTx {
     }
 }
 
-/// Deletes a note (its revisions go with it) and leaves its tombstone.
+/// Deletes a note (its revisions go with it) and leaves its tombstone (its change is the
+/// caller's to record).
 pub(super) async fn purge_note(
     tx: &mut Transaction<'static, Postgres>,
     scope: &str,
@@ -299,7 +304,7 @@ pub(super) async fn purge_note(
     .bind(at)
     .execute(&mut **tx)
     .await?;
-    record_change(tx, scope, id, ChangeKind::Purge, at).await
+    Ok(())
 }
 
 /// The rows that find a note by its tags.

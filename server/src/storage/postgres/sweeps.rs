@@ -1,9 +1,11 @@
 //! The background sweeps on PostgreSQL, in small batches that skip locked rows: the trash
 //! emptied; expired keys, tombstones, sessions and sign-in limits deleted.
 
+use app::api::ChangeKind;
 use sqlx::postgres::PgPool;
 
 use super::PgStore;
+use super::changes::{PendingChange, record_changes};
 use super::note_writes::purge_note;
 use crate::storage::StorageError;
 
@@ -23,9 +25,12 @@ impl PgStore {
             .bind(SWEEP_BATCH)
             .fetch_all(&mut *tx)
             .await?;
+            let mut changes = Vec::with_capacity(expired.len());
             for (scope, id) in &expired {
                 purge_note(&mut tx, scope, id, None, None, now).await?;
+                changes.push(PendingChange::new(scope, id, ChangeKind::Purge, now));
             }
+            record_changes(&mut tx, &changes).await?;
             tx.commit().await?;
             emptied += expired.len() as u64;
             if (expired.len() as i64) < SWEEP_BATCH {
