@@ -4,6 +4,7 @@
 //!
 //! - `api`: wire types and checks shared with the server.
 //! - `save`: the pure save core (intent, response reading, retry policy, sender, press).
+//! - `text`: folding, tokens, CJK bigrams and the search grammar, shared with the server.
 //! - `state`: the page's signals; `door`: the one way events reach the queue.
 //! - `components`, `pages`: the view; `links`: addresses of pages. `browser`: storage,
 //!   fetch, tabs (a stub without the hydrate feature).
@@ -18,6 +19,7 @@ pub mod pages;
 pub mod save;
 pub mod shell;
 pub mod state;
+pub mod text;
 
 /// The browser glue, in the hydrate build.
 #[cfg(feature = "hydrate")]
