@@ -4,6 +4,7 @@
 //!
 //! - `api`: wire types and checks shared with the server.
 //! - `save`: the pure save core (intent, response reading, retry policy, sender, press).
+//! - `offline`: the offline copy's pure core (the feed applied, pages and search over it).
 //! - `text`: folding, tokens, CJK bigrams and the search grammar, shared with the server.
 //! - `state`: the page's signals; `door`: the one way events reach the queue.
 //! - `components`, `pages`: the view; `links`: addresses of pages. `browser`: storage,
@@ -15,6 +16,7 @@ pub mod data;
 pub mod door;
 mod hydration;
 pub mod links;
+pub mod offline;
 pub mod pages;
 pub mod save;
 pub mod shell;

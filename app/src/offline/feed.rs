@@ -1,0 +1,150 @@
+//! What a page of the change feed (`GET /api/changes`, PROTOCOL.md "Changes and live
+//! updates") does to the offline copy: each change becomes a step — keep this note, or
+//! forget that one — and the answer as a whole says whether to go on, start over, or stop
+//! for now.
+
+use crate::api::{Change, ChangeKind, ChangesPage, Note, Problem, ProblemSlug};
+
+/// One thing to do to the copy.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Put the note (as it stands now, its `html` included) in place of what is kept.
+    Keep(Note),
+    /// The note was deleted for good.
+    Forget(String),
+}
+
+/// The steps for a page of changes. `kept_version` tells the version the copy holds of a
+/// note: a note is only replaced by a newer one, so a page read before another tab (or
+/// this one, after a restart) wrote a newer version never takes the copy back in time.
+pub fn steps(changes: &[Change], kept_version: impl Fn(&str) -> Option<i64>) -> Vec<Step> {
+    changes
+        .iter()
+        .filter_map(|change| match change.kind {
+            ChangeKind::Purge => Some(Step::Forget(change.note_id.clone())),
+            ChangeKind::Upsert => {
+                let note = change.note.as_ref()?;
+                let newer = kept_version(&note.id).is_none_or(|kept| note.version > kept);
+                newer.then(|| Step::Keep(note.clone()))
+            }
+        })
+        .collect()
+}
+
+/// How the feed answered one request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FeedAnswer {
+    /// A page to apply; its `next` is the new cursor.
+    Page(ChangesPage),
+    /// 410 `changes-expired`: the cursor is older than the feed keeps (or not the feed's
+    /// at all): drop the copy and read every note again from `since=0`.
+    StartOver,
+    /// Anything else (signed out, a server error, a body that is not a page): keep the
+    /// copy as it is and try again at the next sync.
+    NotNow,
+}
+
+/// Reads an answer of `GET /api/changes` from its status and body.
+pub fn read_answer(status: u16, body: &str) -> FeedAnswer {
+    match status {
+        200 => serde_json::from_str(body).map_or(FeedAnswer::NotNow, FeedAnswer::Page),
+        410 => match serde_json::from_str::<Problem>(body) {
+            Ok(problem) if problem.is(ProblemSlug::ChangesExpired) => FeedAnswer::StartOver,
+            _ => FeedAnswer::NotNow,
+        },
+        _ => FeedAnswer::NotNow,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn note(id: &str, version: i64) -> Note {
+        Note {
+            id: id.into(),
+            title: format!("{id} v{version}"),
+            body: String::new(),
+            written_at: "w".into(),
+            created_at: "c".into(),
+            updated_at: "u".into(),
+            version,
+            trashed_at: None,
+            conflict_of: None,
+            tags: Vec::new(),
+            pinned: false,
+            html: Some("<p></p>".into()),
+        }
+    }
+
+    fn upsert(seq: i64, note: Note) -> Change {
+        Change {
+            seq,
+            note_id: note.id.clone(),
+            kind: ChangeKind::Upsert,
+            note: Some(note),
+        }
+    }
+
+    #[test]
+    fn an_upsert_keeps_a_note_the_copy_does_not_have_or_has_older() {
+        let changes = [upsert(1, note("a", 1)), upsert(2, note("b", 3))];
+        let kept = |id: &str| (id == "b").then_some(2);
+        assert_eq!(
+            steps(&changes, kept),
+            [Step::Keep(note("a", 1)), Step::Keep(note("b", 3))]
+        );
+    }
+
+    #[test]
+    fn an_upsert_never_takes_the_copy_back_to_an_older_version() {
+        let changes = [upsert(1, note("a", 2))];
+        assert!(steps(&changes, |_| Some(3)).is_empty());
+        assert!(steps(&changes, |_| Some(2)).is_empty());
+    }
+
+    #[test]
+    fn a_purge_forgets_the_note() {
+        let changes = [Change {
+            seq: 4,
+            note_id: "a".into(),
+            kind: ChangeKind::Purge,
+            note: None,
+        }];
+        assert_eq!(steps(&changes, |_| Some(9)), [Step::Forget("a".into())]);
+    }
+
+    #[test]
+    fn a_page_reads_as_a_page() {
+        let page = ChangesPage {
+            changes: vec![upsert(7, note("a", 1))],
+            next: 7,
+            more: false,
+        };
+        let body = serde_json::to_string(&page).unwrap();
+        assert_eq!(read_answer(200, &body), FeedAnswer::Page(page));
+    }
+
+    #[test]
+    fn only_changes_expired_starts_over() {
+        let problem = |slug: ProblemSlug| {
+            serde_json::to_string(&Problem {
+                kind: slug.type_uri(),
+                title: "t".into(),
+                status: 410,
+                detail: "d".into(),
+            })
+            .unwrap()
+        };
+        assert_eq!(
+            read_answer(410, &problem(ProblemSlug::ChangesExpired)),
+            FeedAnswer::StartOver
+        );
+        assert_eq!(
+            read_answer(410, &problem(ProblemSlug::ValidationFailed)),
+            FeedAnswer::NotNow
+        );
+        assert_eq!(read_answer(401, ""), FeedAnswer::NotNow);
+        assert_eq!(read_answer(200, "<html>proxy</html>"), FeedAnswer::NotNow);
+    }
+}
