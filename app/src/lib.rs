@@ -35,10 +35,17 @@ pub mod ssr_context;
 
 pub use shell::{App, shell};
 
-/// The wasm entry point: attach the page's behaviour to the server-rendered HTML.
+/// The wasm entry point: attach the page's behaviour to the server-rendered HTML — or, in
+/// the offline shell the service worker sends for a page never kept, render the app here
+/// from the offline copy.
 #[cfg(feature = "hydrate")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    leptos::mount::hydrate_body(App);
+    if browser::offline_pages::shell_requested() {
+        browser::offline_pages::open_shell();
+        leptos::mount::mount_to_body(App);
+    } else {
+        leptos::mount::hydrate_body(App);
+    }
 }

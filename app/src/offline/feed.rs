@@ -7,25 +7,25 @@ use crate::api::{Change, ChangeKind, ChangesPage, Note, Problem, ProblemSlug};
 
 /// One thing to do to the copy.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Step {
+pub enum Step<'a> {
     /// Put the note (as it stands now, its `html` included) in place of what is kept.
-    Keep(Note),
+    Keep(&'a Note),
     /// The note was deleted for good.
-    Forget(String),
+    Forget(&'a str),
 }
 
 /// The steps for a page of changes. `kept_version` tells the version the copy holds of a
 /// note: a note is only replaced by a newer one, so a page read before another tab (or
 /// this one, after a restart) wrote a newer version never takes the copy back in time.
-pub fn steps(changes: &[Change], kept_version: impl Fn(&str) -> Option<i64>) -> Vec<Step> {
+pub fn steps(changes: &[Change], kept_version: impl Fn(&str) -> Option<i64>) -> Vec<Step<'_>> {
     changes
         .iter()
         .filter_map(|change| match change.kind {
-            ChangeKind::Purge => Some(Step::Forget(change.note_id.clone())),
+            ChangeKind::Purge => Some(Step::Forget(&change.note_id)),
             ChangeKind::Upsert => {
                 let note = change.note.as_ref()?;
                 let newer = kept_version(&note.id).is_none_or(|kept| note.version > kept);
-                newer.then(|| Step::Keep(note.clone()))
+                newer.then_some(Step::Keep(note))
             }
         })
         .collect()
@@ -92,7 +92,7 @@ mod tests {
         let kept = |id: &str| (id == "b").then_some(2);
         assert_eq!(
             steps(&changes, kept),
-            [Step::Keep(note("a", 1)), Step::Keep(note("b", 3))]
+            [Step::Keep(&note("a", 1)), Step::Keep(&note("b", 3))]
         );
     }
 
@@ -111,7 +111,7 @@ mod tests {
             kind: ChangeKind::Purge,
             note: None,
         }];
-        assert_eq!(steps(&changes, |_| Some(9)), [Step::Forget("a".into())]);
+        assert_eq!(steps(&changes, |_| Some(9)), [Step::Forget("a")]);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! How this page stands with the world: the network, who is signed in on this browser,
-//! and the clock that counts down to the next attempt.
+//! whether the browser keeps the offline copy, and the clock that counts down to the next
+//! attempt.
 
 use leptos::prelude::*;
 
@@ -13,6 +14,9 @@ pub struct Connection {
     /// The server refused a write of this page because someone else is signed in on this
     /// browser now (the page's person signed out in another tab, another signed in).
     pub someone_else_signed_in: RwSignal<bool>,
+    /// This browser will not keep the offline copy (no IndexedDB, or its storage is
+    /// full): the page says so, and offline only the pages opened before are there.
+    pub no_offline_copy: RwSignal<bool>,
 }
 
 impl Default for Connection {
@@ -27,6 +31,7 @@ impl Connection {
             now_ms: RwSignal::new(0.0),
             online: RwSignal::new(true),
             someone_else_signed_in: RwSignal::new(false),
+            no_offline_copy: RwSignal::new(false),
         }
     }
 }
