@@ -3,11 +3,17 @@
 //! offline copy stays too. With nothing unsaved, the offline copy of the person's notes
 //! is deleted before the form goes: the next person on this browser finds none of it.
 
+use std::time::Duration;
+
+use futures::future::{Either, select};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::{namespace, offline_copy};
 use crate::state::PageState;
+
+/// The longest sign-out waits for the offline copy to be deleted.
+const DELETE_WAIT: Duration = Duration::from_secs(2);
 
 /// Asks before signing out with writes not yet saved; else deletes the offline copy,
 /// then signs out.
@@ -28,9 +34,10 @@ pub fn confirm_sign_out(event: leptos::ev::SubmitEvent, page: PageState) {
     }
 }
 
-/// Holds the form until the copy is deleted (deleting waits for the other tabs to let
-/// go of the database), then sends it. `submit()` fires no submit event, so this runs
-/// once.
+/// Holds the form until the copy is deleted, then sends it. Deleting waits for the other
+/// tabs to let go of the database (each closes its connection when asked); a tab that
+/// does not in [`DELETE_WAIT`] does not keep the person from signing out — the deletion
+/// goes on without the page. `submit()` fires no submit event, so this runs once.
 fn forget_copy_then_submit(event: leptos::ev::SubmitEvent) {
     let (Some(user), Some(form)) = (
         namespace::user(),
@@ -42,7 +49,9 @@ fn forget_copy_then_submit(event: leptos::ev::SubmitEvent) {
     };
     event.prevent_default();
     leptos::task::spawn_local(async move {
-        if let Err(error) = offline_copy::forget(&user).await {
+        let deleted = std::pin::pin!(offline_copy::forget(&user));
+        let waited = gloo_timers::future::sleep(DELETE_WAIT);
+        if let Either::Left((Err(error), _)) = select(deleted, std::pin::pin!(waited)).await {
             leptos::logging::warn!("the offline copy could not be deleted: {error:?}");
         }
         let _ = form.submit();
