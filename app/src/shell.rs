@@ -37,8 +37,9 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <MetaTags />
             </head>
             // Whose page this is: the browser keeps each person's data apart by it (and
-            // keeps the name for the masthead of pages opened offline).
-            <body data-user=signed_in_user() data-username=signed_in_username()>
+            // keeps the name for the masthead of pages opened offline); where their change
+            // feed stood when the page's data was read.
+            <body data-user=signed_in_user() data-username=signed_in_username() data-seq=feed_seq()>
                 <App />
             </body>
         </html>
@@ -70,6 +71,19 @@ fn signed_in_username() -> String {
     #[cfg(not(feature = "ssr"))]
     {
         String::new()
+    }
+}
+
+/// Where the person's change feed stood when the page's data was read (absent for
+/// nobody, and on pages rendered without it).
+fn feed_seq() -> Option<String> {
+    #[cfg(feature = "ssr")]
+    {
+        use_context::<crate::ssr_context::FeedSeq>().map(|s| s.0.to_string())
+    }
+    #[cfg(not(feature = "ssr"))]
+    {
+        None
     }
 }
 

@@ -44,6 +44,11 @@ pub struct FormKey(pub String);
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SignedInAs(pub crate::api::Me);
 
+/// The signed-in person's change-feed seq, read before the page's data: the browser
+/// follows the feed from it, so it misses nothing the page did not show.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FeedSeq(pub i64);
+
 /// Whether anyone may make an account here (`ONCENOTE_SIGNUP=open`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SignupOpen(pub bool);

@@ -37,6 +37,11 @@ Configuration comes from the environment; nothing is required:
   ONCENOTE_BODY_TIMEOUT_SECS     time allowed for a request's body (30)
   ONCENOTE_MAX_CONNECTIONS       connections open at once, then 503 (4096, less
                                  if the open-file limit leaves less room)
+  ONCENOTE_STREAMS_PER_PERSON    live streams one person may hold open (16)
+  ONCENOTE_STREAMS_MAX           live streams this process holds open (half of
+                                 ONCENOTE_MAX_CONNECTIONS, at most 10000)
+  ONCENOTE_FEED_POLL_MS          how often live streams check for changes no
+                                 signal announced (2000)
   ONCENOTE_WRITE_BATCH           SQLite: writes that may share one commit (64)
   ONCENOTE_DB_POOL_SIZE          PostgreSQL connections per pool (8; two pools)
   ONCENOTE_DB_CONNECT_TIMEOUT_SECS  wait for a database connection (10)

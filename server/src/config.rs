@@ -77,6 +77,16 @@ pub struct Config {
     /// `ONCENOTE_PUBLIC_URL`: the address people use (for links printed and sent: setup,
     /// invitations); `https://…` also marks cookies `Secure`.
     pub public_url: Option<String>,
+    /// `ONCENOTE_STREAMS_PER_PERSON`: live streams (`/api/events`) one person may hold open
+    /// at once (tabs, devices); past it, 429 `too-many-streams`.
+    pub streams_per_person: usize,
+    /// `ONCENOTE_STREAMS_MAX`: live streams this process holds open at once; past it, 503
+    /// `streams-full`. Each holds a connection: by default half of
+    /// `ONCENOTE_MAX_CONNECTIONS`, at most 10,000.
+    pub streams_max: usize,
+    /// `ONCENOTE_FEED_POLL_MS`: how often the live streams' backstop reads every person's
+    /// latest seq, for a change no signal announced (a sweep, a notification missed).
+    pub feed_poll: Duration,
     /// No environment variable: a cap on the SQLite database's size in pages
     /// (`PRAGMA max_page_count` on the write connection), so a test can fill the
     /// "disk" (SQLITE_FULL) without a small filesystem. `None` in every real run.
@@ -289,6 +299,14 @@ impl Config {
             ),
             write_batch: number("ONCENOTE_WRITE_BATCH", 64)?.clamp(1, 1024) as usize,
             sqlite_max_pages: None,
+            streams_per_person: number("ONCENOTE_STREAMS_PER_PERSON", 16)?.clamp(1, 100_000) as usize,
+            // By default half the connections at most, so streams never take them all.
+            streams_max: number(
+                "ONCENOTE_STREAMS_MAX",
+                (number("ONCENOTE_MAX_CONNECTIONS", 4096)? / 2).clamp(1, 10_000),
+            )?
+            .clamp(1, 1_000_000) as usize,
+            feed_poll: Duration::from_millis(number("ONCENOTE_FEED_POLL_MS", 2_000)?.clamp(100, 3_600_000)),
             public_url: var("ONCENOTE_PUBLIC_URL")
                 .map(|url| {
                     let url = url.trim().trim_end_matches('/').to_owned();
@@ -332,6 +350,9 @@ impl Config {
             write_batch: 64,
             public_url: None,
             sqlite_max_pages: None,
+            streams_per_person: 16,
+            streams_max: 10_000,
+            feed_poll: Duration::from_millis(2_000),
         }
     }
 

@@ -67,6 +67,16 @@ pub enum ApiError {
     Busy,
     #[error("as many imports as the server runs at once are running; retry in a moment")]
     TooManyImports,
+    /// A `since` the change feed does not cover: older than what it keeps, or past its end
+    /// (a database restored or swapped under the client).
+    #[error("{0}")]
+    ChangesExpired(String),
+    #[error(
+        "this account has as many live streams open as the server allows; close a tab or device"
+    )]
+    TooManyStreams,
+    #[error("the server holds as many live streams as it allows; retry in a moment")]
+    StreamsFull,
     /// The database could not be reached (connection lost or refused, server restarting).
     #[error("the database cannot be reached; nothing was saved, retry with the same key")]
     DatabaseUnavailable,
@@ -215,6 +225,11 @@ impl ApiError {
             ApiError::TooManyImports => {
                 (StatusCode::SERVICE_UNAVAILABLE, ProblemSlug::TooManyImports)
             }
+            ApiError::ChangesExpired(_) => (StatusCode::GONE, ProblemSlug::ChangesExpired),
+            ApiError::TooManyStreams => {
+                (StatusCode::TOO_MANY_REQUESTS, ProblemSlug::TooManyStreams)
+            }
+            ApiError::StreamsFull => (StatusCode::SERVICE_UNAVAILABLE, ProblemSlug::StreamsFull),
             ApiError::IdempotencyKeyReused => (
                 StatusCode::UNPROCESSABLE_ENTITY,
                 ProblemSlug::IdempotencyKeyReused,
@@ -359,7 +374,9 @@ impl IntoResponse for ApiError {
             ApiError::IdempotencyKeyInUse
             | ApiError::Busy
             | ApiError::TransactionConflict
-            | ApiError::TooManyImports => Some(RETRY_AFTER_SECS),
+            | ApiError::TooManyImports
+            | ApiError::StreamsFull => Some(RETRY_AFTER_SECS),
+            ApiError::TooManyStreams => Some(STREAMS_RETRY_AFTER_SECS),
             ApiError::DatabaseUnavailable => Some(UNAVAILABLE_RETRY_AFTER_SECS),
             ApiError::StorageFull => Some(STORAGE_FULL_RETRY_AFTER_SECS),
             _ => None,
@@ -376,6 +393,9 @@ impl IntoResponse for ApiError {
         response
     }
 }
+
+/// A person at their streams' cap: a tab closed frees a place, but not in a second.
+const STREAMS_RETRY_AFTER_SECS: u32 = 30;
 
 /// A full disk refuses every write until there is room: its line is logged once a
 /// minute, with how many refusals it stands for, not once a request.

@@ -9,6 +9,7 @@ pub mod error;
 pub mod health;
 pub mod http;
 pub mod idempotency;
+pub mod live;
 pub mod memory;
 pub mod notes;
 pub mod offline;

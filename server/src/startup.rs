@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::Context;
-use app::ssr_context::{FormKey, SignedInAs, SignupOpen, SiteAddress};
+use app::ssr_context::{FeedSeq, FormKey, SignedInAs, SignupOpen, SiteAddress};
 use app::{App, shell};
 use axum::Router;
 use axum::http::{HeaderValue, header};
@@ -29,6 +29,7 @@ use crate::http::client::{ClientAddr, is_https};
 use crate::http::csrf;
 use crate::http::host::{self, AllowedHosts};
 use crate::http::security_headers;
+use crate::live::Hub;
 use crate::notes::{form, routes as notes_routes, transfer};
 use crate::offline::{self, ShellBuild};
 use crate::serve::ConnectionLimits;
@@ -45,6 +46,7 @@ pub struct Application {
     router: Router,
     store: Store,
     limits: ConnectionLimits,
+    live: Arc<Hub>,
 }
 
 impl Application {
@@ -85,7 +87,10 @@ impl Application {
             header_timeout: config.header_timeout,
             max_connections,
         };
+        let live = Hub::new(config.streams_per_person, config.streams_max);
+        live.follow(store.clone(), config.feed_poll);
         let state = AppState {
+            live: Arc::clone(&live),
             store: store.clone(),
             config: Arc::new(config),
             leptos_options,
@@ -98,6 +103,7 @@ impl Application {
             router: router(state),
             store,
             limits,
+            live,
         })
     }
 
@@ -112,6 +118,13 @@ impl Application {
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
+        // Live streams never end on their own: at shutdown they are ended, so the
+        // requests in flight that the server waits for are only the short ones.
+        let live = self.live;
+        let shutdown = async move {
+            shutdown.await;
+            live.close();
+        };
         serve::serve(self.listener, self.router, self.limits, shutdown).await?;
         self.store.close().await;
         Ok(())
@@ -134,6 +147,7 @@ pub fn router(state: AppState) -> Router {
         .merge(form::router())
         .merge(crate::search::routes::router())
         .merge(crate::tags::routes::router())
+        .merge(crate::live::routes::router())
         .merge(accounts::routes::router())
         .merge(transfer::router())
         .merge(accounts::forms::router())
@@ -202,6 +216,9 @@ fn page_context(state: &AppState) {
             &state.config,
             &base_url(&parts.headers, security),
         )));
+    }
+    if let Some(seq) = parts.as_ref().and_then(|p| p.extensions.get::<FeedSeq>()) {
+        provide_context(*seq);
     }
     let viewer = parts.and_then(|parts| parts.extensions.get::<Viewer>().cloned());
     if let Some(viewer) = viewer {

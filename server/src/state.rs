@@ -10,6 +10,7 @@ use leptos::config::LeptosOptions;
 use crate::config::Config;
 use crate::health::WriteHealth;
 use crate::idempotency::{KeyGates, Pipeline};
+use crate::live::Hub;
 use crate::offline::ShellBuild;
 use crate::storage::Store;
 
@@ -23,6 +24,8 @@ pub struct AppState {
     pub key_gates: Arc<KeyGates>,
     /// Whether writes are being refused (a full disk), for `/healthz`.
     pub write_health: Arc<WriteHealth>,
+    /// The live streams open in this process.
+    pub live: Arc<Hub>,
 }
 
 impl AppState {

@@ -1,5 +1,5 @@
 //! The background task that deletes expired idempotency rows, sessions and the buckets of
-//! limits whose window and lock have passed, and empties
+//! limits whose window and lock have passed, compacts old purges out of the change feed, and empties
 //! the trash of notes kept there longer than the retention. A note keeps its key, so a retry after
 //! expiry still finds its note (see `NoteWrites::earlier_write`).
 
@@ -48,6 +48,13 @@ pub fn spawn(
                 Ok(0) => {}
                 Ok(n) => tracing::info!(deleted = n, "swept old tombstones and their keys"),
                 Err(error) => tracing::warn!(%error, "sweeping old tombstones failed"),
+            }
+            // A purge stays in the change feed as long as its tombstone: a device away
+            // longer than that starts its offline copy over (410 `changes-expired`).
+            match store.changes().compact_changes(&kept_since).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(deleted = n, "compacted old purges out of the change feed"),
+                Err(error) => tracing::warn!(%error, "compacting the change feed failed"),
             }
             let cutoff = timestamp::format(timestamp::before(now, trash_retention));
             match store.sweeps().empty_trash_before(&cutoff, &now_text).await {

@@ -167,6 +167,7 @@ pub async fn change_password(
         .accounts()
         .set_password(&viewer.user_id, &hash, &timestamp::format(timestamp::now()))
         .await?;
+    super::session::sessions_ended(&state.store, &viewer.user_id).await;
     tracing::info!(username = %viewer.username, "password changed; every other session ended");
     Ok(())
 }

@@ -15,7 +15,7 @@ use axum::routing::post;
 use serde::Deserialize;
 
 use super::session::{AdminSignedIn, CookieSecurity, SignedIn, clear_cookie, start};
-use super::{Viewer, actions, setup};
+use super::{Viewer, actions, session, setup};
 use crate::error::ApiError;
 use crate::http::body::read_limited;
 use crate::http::client::{ClientAddr, client_ip};
@@ -132,10 +132,11 @@ async fn sign_out(
     viewer: Option<axum::Extension<Viewer>>,
     security: CookieSecurity,
 ) -> Response {
-    if let Some(viewer) = viewer
-        && let Err(error) = state.store.sessions().delete_session(&viewer.session).await
-    {
-        return back("/account", &error.into());
+    if let Some(viewer) = viewer {
+        if let Err(error) = state.store.sessions().delete_session(&viewer.session).await {
+            return back("/account", &error.into());
+        }
+        session::sessions_ended(&state.store, &viewer.user_id).await;
     }
     redirect("/sign-in?signed_out=1", Some(clear_cookie(security)))
 }
@@ -318,7 +319,10 @@ async fn set_disabled(
     let now = timestamp::format(timestamp::now());
     let at = disabled.then_some(now.as_str());
     match state.store.accounts().set_disabled(&id, at).await {
-        Ok(_) => redirect("/admin", None),
+        Ok(_) => {
+            session::sessions_ended(&state.store, &id).await;
+            redirect("/admin", None)
+        }
         Err(error) => back("/admin", &error.into()),
     }
 }

@@ -9,6 +9,8 @@ use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
+use app::ssr_context::FeedSeq;
+
 use super::Viewer;
 use crate::state::AppState;
 
@@ -61,6 +63,16 @@ pub async fn pages_need_sign_in(
         return response;
     }
     let never_kept = is_never_kept(request.uri().path());
+    let mut request = request;
+    if is_page_load
+        && let Some(viewer) = &viewer
+        && is_private_page(request.uri().path())
+    {
+        // Read before the page's data, so following the feed from it misses nothing.
+        if let Ok(seq) = state.store.changes().latest_seq(&viewer.user_id).await {
+            request.extensions_mut().insert(FeedSeq(seq));
+        }
+    }
     let mut response = next.run(request).await;
     let is_html = response
         .headers()

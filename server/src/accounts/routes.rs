@@ -17,7 +17,7 @@ use axum::routing::{get, post, put};
 use serde::{Deserialize, Serialize};
 
 use super::session::{AdminSignedIn, CookieSecurity, SignedIn, clear_cookie, start};
-use super::{Viewer, actions, setup};
+use super::{Viewer, actions, session, setup};
 use crate::error::ApiError;
 use crate::http::body::{parse_json, read_limited, require_json};
 use crate::http::client::{ClientAddr, client_ip};
@@ -98,6 +98,7 @@ async fn sign_out(
             .sessions()
             .delete_session(&viewer.session)
             .await?;
+        session::sessions_ended(&state.store, &viewer.user_id).await;
     }
     Ok(with_session(StatusCode::NO_CONTENT, clear_cookie(security)))
 }
@@ -259,6 +260,7 @@ async fn disable_user(
     if !state.store.accounts().set_disabled(&id, Some(&now)).await? {
         return Err(ApiError::NotFound(format!("no user has the id {id:?}")));
     }
+    session::sessions_ended(&state.store, &id).await;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 

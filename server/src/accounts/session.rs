@@ -41,6 +41,15 @@ pub fn session_cookie(headers: &HeaderMap, security: CookieSecurity) -> Option<S
     cookie(headers, cookie_name(security))
 }
 
+/// Tells the person's live streams, on every replica, to check their session now (one
+/// ended: a sign-out, a new password, an account disabled). Best effort: a stream also
+/// checks on its own every half minute.
+pub async fn sessions_ended(store: &crate::storage::Store, user_id: &str) {
+    if let Err(error) = store.changes().announce(user_id).await {
+        tracing::warn!(%error, "could not tell the live streams that a session ended");
+    }
+}
+
 /// A session is kept alive at most this often (a write), not at every request.
 const KEEP_ALIVE_EVERY: Duration = Duration::from_secs(3600);
 
@@ -227,6 +236,7 @@ pub async fn start(
             .sessions()
             .delete_session(&previous.session)
             .await?;
+        sessions_ended(&state.store, &previous.user_id).await;
     }
     let token = tokens::new_token();
     let now = timestamp::now();

@@ -9,6 +9,7 @@
 //! of `accounts`, `notes`, `search` or `idempotency`.
 
 pub mod error;
+pub mod feed;
 pub mod postgres;
 mod rows;
 pub mod sqlite;

@@ -100,7 +100,25 @@ const BEFORE_NOTES: [Plain; 5] = [
     },
 ];
 
-const AFTER_NOTES: [Plain; 5] = [
+const AFTER_NOTES: [Plain; 7] = [
+    Plain {
+        table: "change_counters",
+        columns: "scope, seq, compacted_through",
+        booleans: &[],
+        integers: &["seq", "compacted_through"],
+        int4: &[],
+        order: "scope",
+        key: "scope",
+    },
+    Plain {
+        table: "changes",
+        columns: "scope, note_id, seq, kind, changed_at",
+        booleans: &[],
+        integers: &["seq"],
+        int4: &[],
+        order: "scope, seq",
+        key: "scope, note_id",
+    },
     Plain {
         table: "tag_renames",
         columns: "scope, idempotency_key, request_fingerprint, renamed, created_at",

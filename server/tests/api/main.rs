@@ -1,6 +1,7 @@
 //! Integration tests: the real server on port 0, a fresh SQLite database per test.
 
 mod accounts;
+mod change_feed;
 mod copy_to;
 mod database_failures;
 mod db_proxy;
@@ -14,6 +15,8 @@ mod idempotent_create;
 mod import;
 mod late_after_purge;
 mod lifecycle;
+mod live_events;
+mod live_replicas;
 mod markdown;
 mod naughty_strings;
 mod notes_routes;

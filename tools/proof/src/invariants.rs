@@ -120,6 +120,41 @@ pub async fn tags_match_text(conn: &mut AnyConnection) -> anyhow::Result<Check> 
     ))
 }
 
+/// The change feed was written with every write, crashes or not: each note has exactly
+/// one change (an upsert), no upsert names a note that is not there, and no person's seqs
+/// run past their counter (which a write took in the same transaction).
+pub async fn feed_matches_notes(conn: &mut AnyConnection) -> anyhow::Result<Check> {
+    let unfed: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM notes n WHERE NOT EXISTS (SELECT 1 FROM changes c \
+         WHERE c.scope = n.scope AND c.note_id = n.id AND c.kind = 'upsert')",
+    )
+    .fetch_one(&mut *conn)
+    .await?;
+    let ghosts: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM changes c WHERE c.kind = 'upsert' AND NOT EXISTS \
+         (SELECT 1 FROM notes n WHERE n.scope = c.scope AND n.id = c.note_id)",
+    )
+    .fetch_one(&mut *conn)
+    .await?;
+    let past_counter: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM changes c WHERE c.seq > COALESCE((SELECT k.seq FROM \
+         change_counters k WHERE k.scope = c.scope), 0)",
+    )
+    .fetch_one(&mut *conn)
+    .await?;
+    let changes: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM changes")
+        .fetch_one(&mut *conn)
+        .await?;
+    Ok(check(
+        "the change feed holds each note's newest change, within its person's counter",
+        unfed == 0 && ghosts == 0 && past_counter == 0,
+        format!(
+            "{unfed} notes without their change, {ghosts} changes of no note, \
+             {past_counter} seqs past their counter, over {changes} changes"
+        ),
+    ))
+}
+
 /// Every invariant of a finished run. With `keys_expire`, idempotency rows were swept
 /// during the run by design, so a note without its row is expected, not a fault.
 pub async fn check_all(
@@ -247,6 +282,7 @@ pub async fn check_all(
     ));
 
     checks.push(tags_match_text(&mut conn).await?);
+    checks.push(feed_matches_notes(&mut conn).await?);
 
     let wrong_id = records
         .iter()

@@ -16,8 +16,10 @@
 //!   replicas sweeping at once share the work, and no sweep waits for a save.
 
 mod accounts;
+mod changes;
 mod keys;
 mod limits;
+pub mod listen;
 pub(super) mod note_writes;
 mod notes;
 mod open;
@@ -26,9 +28,13 @@ mod sessions;
 mod sweeps;
 mod tags;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::postgres::PgPool;
+use tokio::sync::watch;
+
+use super::feed::FeedSignal;
 
 /// The notes, keys and accounts of one PostgreSQL database, shared with other replicas.
 #[derive(Clone)]
@@ -40,6 +46,10 @@ pub struct PgStore {
     pub(super) reader: PgPool,
     /// How long a write waits for a row another transaction holds.
     key_wait: Duration,
+    /// Raised by this process's listener when any replica's write reaches a person's feed.
+    pub(super) feed: FeedSignal,
+    /// Stops the listener (at `close`, or when the last clone of the store goes).
+    stop_listening: Arc<watch::Sender<bool>>,
 }
 
 /// Whether `text` could never be in the database: PostgreSQL text cannot hold NUL, and a

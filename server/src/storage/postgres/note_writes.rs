@@ -1,9 +1,10 @@
 //! The writes of notes on PostgreSQL, inside a write's transaction: new notes, new states
 //! and the revisions that record them, deletes for good and their tombstones.
 
-use app::api::{Note, Revision, RevisionKind};
+use app::api::{ChangeKind, Note, Revision, RevisionKind};
 use sqlx::{Postgres, Transaction};
 
+use super::changes::record_change;
 use super::search::{SEARCH_DOCUMENT, search_parts};
 use super::unstorable;
 use crate::records::{Fingerprint, IdempotencyKey};
@@ -28,6 +29,14 @@ impl NoteWrites for PgTx {
             return Ok(false);
         }
         insert_tags(&mut self.0, scope, &note.id, &tags_of(note)).await?;
+        record_change(
+            &mut self.0,
+            scope,
+            &note.id,
+            ChangeKind::Upsert,
+            &note.updated_at,
+        )
+        .await?;
         insert_revision(
             &mut self.0,
             scope,
@@ -195,6 +204,14 @@ impl NoteWrites for PgTx {
             .execute(&mut *self.0)
             .await?;
         insert_tags(&mut self.0, scope, &note.id, &tags).await?;
+        record_change(
+            &mut self.0,
+            scope,
+            &note.id,
+            ChangeKind::Upsert,
+            &note.updated_at,
+        )
+        .await?;
         insert_revision(&mut self.0, scope, note, revision).await
     }
 
@@ -282,7 +299,7 @@ pub(super) async fn purge_note(
     .bind(at)
     .execute(&mut **tx)
     .await?;
-    Ok(())
+    record_change(tx, scope, id, ChangeKind::Purge, at).await
 }
 
 /// The rows that find a note by its tags.

@@ -3,14 +3,18 @@
 
 use std::str::FromStr;
 
+use std::sync::Arc;
+
 use anyhow::Context;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use tokio::sync::watch;
 
 use super::PgStore;
 use super::search::{SEARCH_DOCUMENT, search_parts_of};
 use super::sweeps::SWEEP_BATCH;
 use crate::config::{Config, redacted};
 use crate::storage::StorageError;
+use crate::storage::feed::FeedSignal;
 use crate::storage::rows::tags_column;
 
 impl PgStore {
@@ -36,6 +40,7 @@ impl PgStore {
             .connect_with(options.clone())
             .await
             .with_context(|| format!("could not connect to the database at {}", redacted(url)))?;
+        let listener_options = options.clone();
         let reader = pools.connect_lazy_with(options);
         let fsync: String = sqlx::query_scalar("SELECT current_setting('fsync')")
             .fetch_one(&pool)
@@ -56,10 +61,15 @@ impl PgStore {
         fill_in_tags(&pool)
             .await
             .context("could not find the tags of notes written before tags")?;
+        let feed = FeedSignal::default();
+        let (stop, stopped) = watch::channel(false);
+        super::listen::spawn(&listener_options, feed.clone(), stopped);
         Ok(Self {
             pool,
             reader,
             key_wait: config.key_wait,
+            feed,
+            stop_listening: Arc::new(stop),
         })
     }
 
@@ -71,6 +81,7 @@ impl PgStore {
     }
 
     pub async fn close(&self) {
+        let _ = self.stop_listening.send(true);
         self.reader.close().await;
         self.pool.close().await;
     }

@@ -9,6 +9,7 @@ use super::SqliteStore;
 use super::note_writes::SqliteTx;
 use crate::records::{Answer, ClaimTicket, Fingerprint, IdempotencyKey, SavedAnswer, StoredAnswer};
 use crate::storage::StorageError;
+use crate::storage::feed::Moved;
 use crate::storage::{Backend, Work};
 
 impl Backend for SqliteStore {
@@ -25,7 +26,9 @@ impl Backend for SqliteStore {
         ticket: ClaimTicket,
         work: Arc<W>,
     ) -> Result<Answer, StorageError> {
-        self.writes
+        let scope = ticket.scope.clone();
+        let answer = self
+            .writes
             .write(Box::new(move |connection| {
                 Box::pin(async move {
                     // Under the write lock no one else can claim the key between this
@@ -44,7 +47,12 @@ impl Backend for SqliteStore {
                     Ok(applied.into_answer())
                 })
             }))
-            .await
+            .await;
+        if answer.is_ok() {
+            // Committed: the person's streams read their feed again.
+            self.feed.raise(Moved::Person(scope));
+        }
+        answer
     }
 }
 

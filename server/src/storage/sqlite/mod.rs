@@ -15,6 +15,7 @@
 
 mod accounts;
 pub mod backup;
+mod changes;
 mod keys;
 mod limits;
 mod note_writes;
@@ -28,6 +29,8 @@ mod writer;
 
 use sqlx::SqlitePool;
 
+use super::feed::FeedSignal;
+
 /// The notes, keys and accounts of one SQLite file, and the task that writes them.
 #[derive(Clone)]
 pub struct SqliteStore {
@@ -35,4 +38,6 @@ pub struct SqliteStore {
     pub(super) reader: SqlitePool,
     /// Idempotent writes, committed in groups on `writer`.
     writes: writer::WriteQueue,
+    /// Raised after a write commits, for the live streams of its person.
+    pub(super) feed: FeedSignal,
 }

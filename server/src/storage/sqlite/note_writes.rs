@@ -1,9 +1,10 @@
 //! The writes of notes on SQLite, inside a write's transaction: new notes, new states
 //! and the revisions that record them, deletes for good and their tombstones.
 
-use app::api::{Note, Revision, RevisionKind};
+use app::api::{ChangeKind, Note, Revision, RevisionKind};
 use sqlx::SqliteConnection;
 
+use super::changes::record_change;
 use super::notes::note_by_id;
 use super::search::cjk_of;
 use crate::records::{Fingerprint, IdempotencyKey};
@@ -28,6 +29,14 @@ impl NoteWrites for SqliteTx<'_> {
             return Ok(false);
         }
         insert_tags(self.0, scope, &note.id, &tags_of(note)).await?;
+        record_change(
+            self.0,
+            scope,
+            &note.id,
+            ChangeKind::Upsert,
+            &note.updated_at,
+        )
+        .await?;
         insert_revision(
             self.0,
             scope,
@@ -179,6 +188,14 @@ impl NoteWrites for SqliteTx<'_> {
             .execute(&mut *self.0)
             .await?;
         insert_tags(self.0, scope, &note.id, &tags).await?;
+        record_change(
+            self.0,
+            scope,
+            &note.id,
+            ChangeKind::Upsert,
+            &note.updated_at,
+        )
+        .await?;
         insert_revision(self.0, scope, note, revision).await
     }
 
@@ -263,7 +280,7 @@ pub(super) async fn purge_note(
     .bind(at)
     .execute(&mut *tx)
     .await?;
-    Ok(())
+    record_change(tx, scope, id, ChangeKind::Purge, at).await
 }
 
 /// The rows that find a note by its tags.

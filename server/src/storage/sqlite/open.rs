@@ -10,6 +10,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 
 use super::{SqliteStore, writer};
 use crate::storage::StorageError;
+use crate::storage::feed::FeedSignal;
 use crate::storage::rows::tags_column;
 use crate::text::cjk;
 
@@ -69,6 +70,7 @@ impl SqliteStore {
             writer,
             reader,
             writes,
+            feed: FeedSignal::default(),
         })
     }
 

@@ -23,6 +23,7 @@ macro_rules! delegate {
 }
 
 pub mod accounts;
+pub mod changes;
 pub mod limits;
 pub mod notes;
 pub mod search;

@@ -9,6 +9,7 @@
 pub mod burst;
 pub mod disk;
 pub mod latency;
+pub mod live;
 pub mod lists;
 pub mod page;
 pub mod people;

@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::burst::BurstFigures;
 use super::latency::LatencyFigures;
 use super::lists::ListFigures;
+use super::live::LiveFigures;
 use super::postgres::PostgresFigures;
 use super::search::SearchFigures;
 use super::wasm::WasmSizes;
@@ -30,6 +31,7 @@ pub struct Measured {
     pub wasm: WasmSizes,
     pub server_peak_rss_kib: Option<u64>,
     pub postgres: Option<PostgresFigures>,
+    pub live: LiveFigures,
 }
 
 /// The figures as the JSON has them.
@@ -70,6 +72,8 @@ pub struct Report {
     replay_p99_ms_idle: f64,
     replay_p99_ms_loaded: f64,
     postgres: Option<PostgresFigures>,
+    /// Change → event latency with 1,000 streams, and the memory of 10,000 idle ones.
+    live: LiveFigures,
 }
 
 /// "met" or "NOT met".
@@ -94,6 +98,7 @@ impl Report {
             wasm,
             server_peak_rss_kib,
             postgres,
+            live,
         } = measured;
         let idempotent_16 = rate(&cells, "idempotent", 16).max(f64::MIN_POSITIVE);
         let lone_p99_ms = cells
@@ -143,6 +148,7 @@ impl Report {
             replay_p99_ms_idle: latency.replay_idle,
             replay_p99_ms_loaded: latency.replay_loaded,
             postgres,
+            live,
         }
     }
 

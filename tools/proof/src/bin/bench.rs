@@ -12,7 +12,7 @@ use clap::Parser;
 use proof::bench::people::{people, sqlite_database, start_server};
 use proof::bench::report::{Measured, Report};
 use proof::bench::search::SearchServer;
-use proof::bench::{burst, disk, latency, page, postgres, wasm, writes};
+use proof::bench::{burst, disk, latency, live, page, postgres, wasm, writes};
 
 #[derive(Parser, Debug)]
 #[command(about = "Measures oncenote's save path against its baselines")]
@@ -110,6 +110,9 @@ async fn main() -> anyhow::Result<()> {
 
     let postgres = postgres::side_by_side(&args.server, &args.postgres, seconds).await?;
 
+    // Live updates: 1,000 streams (latency), then 10,000 idle ones (memory).
+    let live = live::at_scale(&args.server, &dir).await?;
+
     let wasm = wasm::wasm_sizes(&args.pkg)?;
     let server_peak_rss_kib = server.peak_memory_kib();
     server.kill()?;
@@ -128,6 +131,7 @@ async fn main() -> anyhow::Result<()> {
         wasm,
         server_peak_rss_kib,
         postgres,
+        live,
     });
     report.print_targets();
     report.print_side_by_side();

@@ -1,0 +1,149 @@
+//! One live stream: it reads the person's feed from its own cursor whenever their feed may
+//! have moved, and sends each change once, in order. Between reads it holds only its cursor
+//! and a page at most; a client that reads slowly is simply not sent more (the body is
+//! pulled, not pushed), and a client that vanished stops the stream at the next write
+//! that fails (a keep-alive comment every [`KEEP_ALIVE`]).
+//!
+//! It ends: when the session ends (`signed-out`, checked at each wake-up and every
+//! [`SESSION_CHECK`]); after [`LIFETIME`] (the browser reconnects from its last id, so a
+//! half-open connection never holds a place for long); when the feed no longer covers its
+//! cursor (the reconnect is told 410); and at shutdown.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::time::Duration;
+
+use app::api::{CHANGE_EVENT, Change, ChangeEvent, SIGNED_OUT_EVENT};
+use axum::response::sse::Event;
+use futures::Stream;
+use tokio::time::Instant;
+
+use super::hub::Place;
+use super::page::read_page;
+use crate::error::ApiError;
+use crate::storage::Store;
+use crate::timestamp;
+
+/// A comment at least this often keeps proxies from closing an idle stream.
+pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
+/// How often a stream that was not woken checks its session anyway.
+const SESSION_CHECK: Duration = Duration::from_secs(30);
+/// A stream ends after this long; the browser opens the next from its last id.
+const LIFETIME: Duration = Duration::from_secs(30 * 60);
+/// Changes read from the feed at a time.
+const PAGE: u32 = 100;
+/// How long to wait before reading again after the database failed.
+const DB_RETRY: Duration = Duration::from_secs(1);
+/// The delay a browser waits before opening the stream again after it ended.
+const RECONNECT: Duration = Duration::from_secs(1);
+
+/// Who the stream is for and where it stands.
+pub struct Follow {
+    pub store: Store,
+    pub scope: String,
+    /// The SHA-256 of the session's token.
+    pub session: String,
+    /// The last seq sent (or the one the client asked to start after).
+    pub cursor: i64,
+    pub place: Place,
+}
+
+struct Running {
+    follow: Follow,
+    pending: VecDeque<Event>,
+    done: bool,
+    ends_at: Instant,
+}
+
+/// The events of the stream.
+pub fn events(follow: Follow) -> impl Stream<Item = Result<Event, Infallible>> {
+    let mut pending = VecDeque::new();
+    pending.push_back(Event::default().retry(RECONNECT).comment("live"));
+    let running = Running {
+        follow,
+        pending,
+        done: false,
+        ends_at: Instant::now() + LIFETIME,
+    };
+    futures::stream::unfold(running, |mut running| async move {
+        running.next().await.map(|event| (Ok(event), running))
+    })
+}
+
+impl Running {
+    async fn next(&mut self) -> Option<Event> {
+        loop {
+            if let Some(event) = self.pending.pop_front() {
+                return Some(event);
+            }
+            if self.done {
+                return None;
+            }
+            let f = &mut self.follow;
+            match read_page(&f.store, &f.scope, f.cursor, PAGE, false).await {
+                Ok(page) => {
+                    self.pending.extend(page.changes.iter().map(change_event));
+                    f.cursor = page.next;
+                    if page.more || !self.pending.is_empty() {
+                        continue;
+                    }
+                }
+                // The feed no longer covers the cursor: end, so the browser's reconnect
+                // (from its last id) is told 410 and starts its copy over.
+                Err(ApiError::ChangesExpired(_)) => {
+                    self.done = true;
+                    continue;
+                }
+                Err(error) => {
+                    tracing::debug!(%error, "a live stream could not read the feed");
+                    tokio::time::sleep(DB_RETRY).await;
+                    continue;
+                }
+            }
+            let place = &mut self.follow.place;
+            tokio::select! {
+                _ = place.woken.changed() => {}
+                _ = place.closing.wait_for(|closing| *closing) => {
+                    self.done = true;
+                    continue;
+                }
+                () = tokio::time::sleep(SESSION_CHECK) => {}
+                () = tokio::time::sleep_until(self.ends_at) => {
+                    self.done = true;
+                    continue;
+                }
+            }
+            if !self.session_alive().await {
+                self.pending
+                    .push_back(Event::default().event(SIGNED_OUT_EVENT).data("{}"));
+                self.done = true;
+            }
+        }
+    }
+
+    /// Whether the stream's session still signs its person in (a failing database is
+    /// given the benefit of the doubt: it is asked again at the next wake-up).
+    async fn session_alive(&self) -> bool {
+        let f = &self.follow;
+        let now = timestamp::format(timestamp::now());
+        match f.store.sessions().session_viewer(&f.session, &now).await {
+            Ok(Some((viewer, _))) => viewer.user_id == f.scope,
+            Ok(None) => false,
+            Err(_) => true,
+        }
+    }
+}
+
+/// A change as the stream sends it.
+fn change_event(change: &Change) -> Event {
+    let data = ChangeEvent {
+        seq: change.seq,
+        note_id: change.note_id.clone(),
+        kind: change.kind,
+        version: change.note.as_ref().map(|n| n.version),
+    };
+    Event::default()
+        .id(change.seq.to_string())
+        .event(CHANGE_EVENT)
+        .data(serde_json::to_string(&data).unwrap_or_default())
+}
