@@ -1,5 +1,5 @@
 import { test, expect, createNote, noteOnServer, NotesPage } from "./fixtures";
-import type { APIRequestContext, BrowserContext, Page } from "@playwright/test";
+import type { APIRequestContext, BrowserContext, Page, PlaywrightWorkerArgs } from "@playwright/test";
 import { E2E_USER } from "./global-setup";
 import { OwnServer } from "./server";
 
@@ -42,13 +42,16 @@ async function copyNames(page: Page): Promise<string[]> {
   );
 }
 
-/** A second person on `server`, made by invitation from the admin. */
-async function secondPerson(request: APIRequestContext, server: OwnServer) {
-  const invitation = await request.post(`${server.url}/api/invitations`);
+/** A second person on `server`, made by invitation from the admin (accepted from a
+ * request context of its own: accepting signs in). */
+async function secondPerson(admin: APIRequestContext, playwright: PlaywrightWorkerArgs["playwright"], server: OwnServer) {
+  const invitation = await admin.post(`${server.url}/api/invitations`);
   expect(invitation.status()).toBe(201);
   const { token } = (await invitation.json()) as { token: string };
   const bea = { username: `bea-${Date.now()}`, password: "bea's long password" };
-  expect((await request.post(`${server.url}/api/invitations/${token}/accept`, { data: bea })).status()).toBe(201);
+  const own = await playwright.request.newContext();
+  expect((await own.post(`${server.url}/api/invitations/${token}/accept`, { data: bea })).status()).toBe(201);
+  await own.dispose();
   return bea;
 }
 
@@ -142,6 +145,7 @@ test("another person signing in on the same browser sees none of the first perso
   page,
   context,
   notes,
+  playwright,
   unique,
 }) => {
   const server = new OwnServer(3242);
@@ -150,7 +154,7 @@ test("another person signing in on the same browser sees none of the first perso
   try {
     const api = context.request;
     const secret = await createNote(api, unique("Ada's secret"), "zanzibar plans", server.url);
-    const bea = await secondPerson(api, server);
+    const bea = await secondPerson(api, playwright, server);
 
     await notes.goto(server.url);
     await notes.offlineReady();

@@ -135,7 +135,10 @@ async fn database() -> Result<IdbDatabase, IdbError> {
     if let Some(db) = DATABASE.with(|d| d.borrow().clone()) {
         return Ok(db);
     }
-    let user = namespace::user().ok_or(IdbError::Unavailable)?;
+    // The offline shell's first readers run before the page's start has set the person.
+    let user = namespace::user()
+        .or_else(namespace::read_user_from_page)
+        .ok_or(IdbError::Unavailable)?;
     let db = idb::open(&database_name(&user), VERSION, &[NOTES, META]).await?;
     DATABASE.with(|d| *d.borrow_mut() = Some(db.clone()));
     Ok(db)

@@ -47,7 +47,11 @@ async fn open_streams(
                 .timeout(Duration::from_secs(3600))
                 .send()
                 .await?;
-            anyhow::ensure!(response.status() == 200, "a stream was refused: {}", response.status());
+            anyhow::ensure!(
+                response.status() == 200,
+                "a stream was refused: {}",
+                response.status()
+            );
             let (events, ready) = (events.clone(), ready_tx.clone());
             tasks.push(tokio::spawn(read_stream(response, events, ready)));
         }
@@ -75,7 +79,10 @@ async fn read_stream(
         buffer.push_str(&String::from_utf8_lossy(&bytes));
         while let Some(end) = buffer.find("\n\n") {
             let block: String = buffer.drain(..end + 2).collect();
-            if let (Some(events), Some(data)) = (&events, block.lines().find_map(|l| l.strip_prefix("data: "))) {
+            if let (Some(events), Some(data)) = (
+                &events,
+                block.lines().find_map(|l| l.strip_prefix("data: ")),
+            ) {
                 if let Ok(change) = serde_json::from_str::<serde_json::Value>(data)
                     && let Some(id) = change["note_id"].as_str()
                 {
@@ -118,7 +125,11 @@ pub async fn at_scale(binary: &Path, dir: &Path) -> anyhow::Result<LiveFigures> 
             .body(note_body(n))
             .send()
             .await?;
-        anyhow::ensure!(answer.status() == 201, "a write failed: {}", answer.status());
+        anyhow::ensure!(
+            answer.status() == 201,
+            "a write failed: {}",
+            answer.status()
+        );
         write_times.push(started.elapsed());
         let note: serde_json::Value = answer.json().await?;
         sent.lock()

@@ -9,8 +9,8 @@
 pub mod burst;
 pub mod disk;
 pub mod latency;
-pub mod live;
 pub mod lists;
+pub mod live;
 pub mod page;
 pub mod people;
 pub mod postgres;
