@@ -58,7 +58,14 @@ struct Running {
 /// The events of the stream.
 pub fn events(follow: Follow) -> impl Stream<Item = Result<Event, Infallible>> {
     let mut pending = VecDeque::new();
-    pending.push_back(Event::default().retry(RECONNECT).comment("live"));
+    // The id sets the browser's last event id to where the stream starts, so a reconnect
+    // before any change (the stream's lifetime over) resumes from here, not from "now".
+    pending.push_back(
+        Event::default()
+            .id(follow.cursor.to_string())
+            .retry(RECONNECT)
+            .comment("live"),
+    );
     let running = Running {
         follow,
         pending,

@@ -91,6 +91,16 @@ impl SqliteStore {
         Ok(())
     }
 
+    /// The person's latest seq (0 before their first write).
+    pub async fn latest_seq(&self, scope: &str) -> Result<i64, StorageError> {
+        let seq: Option<i64> =
+            sqlx::query_scalar("SELECT seq FROM change_counters WHERE scope = ?")
+                .bind(scope)
+                .fetch_optional(&self.reader)
+                .await?;
+        Ok(seq.unwrap_or(0))
+    }
+
     /// Every person's latest seq.
     pub async fn feed_heads(&self) -> Result<Vec<(String, i64)>, StorageError> {
         Ok(sqlx::query_as("SELECT scope, seq FROM change_counters")

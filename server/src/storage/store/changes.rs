@@ -23,6 +23,8 @@ delegate! {
         /// Up to `limit` + 1 changes of `scope` after `since`, with the feed's bounds, in
         /// one snapshot.
         fn changes_since(&self, scope: &str, since: i64, limit: u32) -> Result<FeedPage, StorageError>;
+        /// The person's latest seq (0 before their first write).
+        fn latest_seq(&self, scope: &str) -> Result<i64, StorageError>;
         /// Every person's latest seq (the streams' backstop poll).
         fn feed_heads(&self) -> Result<Vec<(String, i64)>, StorageError>;
         /// Drops purges changed before `cutoff` from the feed.
@@ -34,11 +36,6 @@ delegate! {
 }
 
 impl Changes<'_> {
-    /// The person's latest seq (0 before their first write).
-    pub async fn latest_seq(&self, scope: &str) -> Result<i64, StorageError> {
-        Ok(self.changes_since(scope, i64::MAX - 1, 0).await?.latest)
-    }
-
     /// The signals of this process: a write committed, a notification heard.
     pub fn follow(&self) -> broadcast::Receiver<Moved> {
         match self.0 {

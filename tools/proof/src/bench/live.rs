@@ -82,12 +82,10 @@ async fn read_stream(
             if let (Some(events), Some(data)) = (
                 &events,
                 block.lines().find_map(|l| l.strip_prefix("data: ")),
-            ) {
-                if let Ok(change) = serde_json::from_str::<serde_json::Value>(data)
-                    && let Some(id) = change["note_id"].as_str()
-                {
-                    let _ = events.send((id.to_owned(), at));
-                }
+            ) && let Ok(change) = serde_json::from_str::<serde_json::Value>(data)
+                && let Some(id) = change["note_id"].as_str()
+            {
+                let _ = events.send((id.to_owned(), at));
             }
         }
     }
@@ -122,7 +120,7 @@ pub async fn at_scale(binary: &Path, dir: &Path) -> anyhow::Result<LiveFigures> 
             .post(format!("{base}/api/notes"))
             .header("Idempotency-Key", uuid::Uuid::new_v4().to_string())
             .header("Content-Type", "application/json")
-            .body(note_body(n))
+            .body(note_body(n as u64))
             .send()
             .await?;
         anyhow::ensure!(

@@ -36,6 +36,9 @@ struct Args {
     /// Saves timed in the browser (click → Saved).
     #[arg(long, default_value_t = 40)]
     saves: usize,
+    /// Only the live-updates figures (change → event latency, idle streams' memory).
+    #[arg(long)]
+    live_only: bool,
 }
 
 #[tokio::main]
@@ -44,6 +47,11 @@ async fn main() -> anyhow::Result<()> {
     let dir = std::env::temp_dir().join(format!("oncenote-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let seconds = Duration::from_secs(args.seconds);
+    if args.live_only {
+        live::at_scale(&args.server, &dir).await?;
+        let _ = std::fs::remove_dir_all(&dir);
+        return Ok(());
+    }
 
     println!(
         "oncenote benchmark ({} s per cell; loopback; this machine: {} cores)",
