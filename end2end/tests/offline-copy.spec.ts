@@ -72,7 +72,7 @@ test("after one online visit, a note never opened opens, is found and is edited 
   notes,
   unique,
 }) => {
-  const server = new OwnServer(3241);
+  const server = new OwnServer(3291);
   await server.start();
   await server.signIn(context);
   try {
@@ -148,7 +148,7 @@ test("another person signing in on the same browser sees none of the first perso
   playwright,
   unique,
 }) => {
-  const server = new OwnServer(3242);
+  const server = new OwnServer(3292);
   await server.start();
   await server.signIn(context);
   try {
@@ -191,7 +191,8 @@ test("another person signing in on the same browser sees none of the first perso
 });
 
 test("a browser that cannot keep the copy says so and still saves every note", async ({ browser, baseURL, unique }) => {
-  const context = await browser.newContext({ baseURL });
+  // Signed out at first (not the shared session: signing in over it would end it).
+  const context = await browser.newContext({ baseURL, storageState: { cookies: [], origins: [] } });
   await context.addInitScript(() => {
     // As in a private window that keeps no IndexedDB.
     Object.defineProperty(window, "indexedDB", { value: undefined });
