@@ -99,6 +99,7 @@ fn apply(page: PageState, mut intent: SaveIntent, end: BurstEnd) -> Continue {
         BurstEnd::Saved { answer, .. } => {
             // Accepted as this page's person's: they are the one signed in (again).
             page.connection.someone_else_signed_in.set(false);
+            page.connection.session_ended.set(false);
             finish(page, &intent, &answer);
             Continue::NextIntent
         }
@@ -115,6 +116,9 @@ fn apply(page: PageState, mut intent: SaveIntent, end: BurstEnd) -> Continue {
                 page.connection
                     .someone_else_signed_in
                     .set(who == SignInNeeded::SomeoneElseSignedIn);
+                page.connection
+                    .session_ended
+                    .set(who == SignInNeeded::SessionEnded);
                 intent.state = IntentState::SignedOut;
             } else {
                 intent.state = IntentState::Waiting {
@@ -304,6 +308,7 @@ pub fn gone_elsewhere(page: PageState, key: &str) {
             // Saved as this page's person (it was in their part of the storage): they are
             // signed in on this browser again.
             page.connection.someone_else_signed_in.set(false);
+            page.connection.session_ended.set(false);
             let (title, body) = intent.text();
             for editor in page.editors() {
                 editor.saved(key, title, body);

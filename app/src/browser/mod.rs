@@ -2,7 +2,7 @@
 //! bounded notes cache, the record of intents finished, the offline copy in IndexedDB and
 //! the pages read from it in the offline shell), fetch as the save transport,
 //! the tab lock, the service worker, the send loop (`drain`), the save commands, import,
-//! sign-out, and the page's events.
+//! sign-out, the page's events, and following other devices' writes (`live`).
 //!
 //! What the page's door (`door.rs`) calls is re-exported here; a build without the
 //! browser (server rendering, native tests) gets `stub.rs` in this module's place, with
@@ -16,6 +16,7 @@ mod finished;
 mod idb;
 mod import;
 mod intent_store;
+mod live;
 mod namespace;
 mod notes_cache;
 mod offline_copy;

@@ -13,7 +13,11 @@
 //!   one transaction with the cursor, so a sync cut off halfway resumes where it stopped.
 //!   A 410 `changes-expired` drops the copy and reads it again from `since=0`. One tab
 //!   syncs at a time (a Web Lock); the others skip.
-//! - It syncs at page load, every minute while online, and when the network comes back.
+//! - It syncs at page load, every minute while online, and when the network comes back;
+//!   and every page of changes the live page reads (`live::on_applied`) is kept at once
+//!   (the cursor moves at the next sync).
+//! - Every read names the page's person (`X-Oncenote-User`): when the browser's cookie has
+//!   become someone else's, the server refuses, and their notes never enter this copy.
 //! - When the browser will not keep it (no IndexedDB in a private window, storage full)
 //!   the page says so and works as before: the copy is only a copy, and the unsaved
 //!   writes are in localStorage, never here.
@@ -27,10 +31,11 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{IdbDatabase, IdbObjectStore, IdbTransaction, IdbTransactionMode};
 
 use super::idb::{self, IdbError};
-use super::{namespace, tab_lock};
-use crate::api::{CHANGES_MAX_LIMIT, CHANGES_PATH, ChangeKind, ChangesPage, Note};
-use crate::offline::feed::{self, FeedAnswer, Step};
+use super::{live, namespace, tab_lock};
+use crate::api::{CHANGES_MAX_LIMIT, CHANGES_PATH, Change, ChangeKind, Note, OWNER_HEADER};
+use crate::offline::feed::{self, Step};
 use crate::state::PageState;
+use crate::state::feed_cursor::FeedAnswer;
 
 /// The schema's version: a new store or index means a new version.
 const VERSION: u32 = 1;
@@ -51,8 +56,10 @@ pub fn database_name(user: &str) -> String {
     format!("oncenote-copy-{user}")
 }
 
-/// Keeps the copy current from now on: a sync at once, then every minute and when the
-/// network comes back. `username` (from the page) is kept for the masthead offline.
+/// Keeps the copy current from now on: a sync at once (none when the copy is already at
+/// the seq the page was rendered at), then every minute and when the network comes back,
+/// and every page of changes the live page reads. `username` (from the page) is kept for
+/// the masthead offline.
 pub fn follow(page: PageState, username: Option<String>) {
     leptos::task::spawn_local(async move {
         if let Some(name) = username
@@ -60,7 +67,15 @@ pub fn follow(page: PageState, username: Option<String>) {
         {
             refused(page, &error);
         }
-        sync(page);
+        start_sync(page, true);
+    });
+    live::on_applied(move |changes| {
+        let changes = changes.to_vec();
+        leptos::task::spawn_local(async move {
+            if let Err(error) = apply(&changes, None).await {
+                refused(page, &error);
+            }
+        });
     });
     let _ = set_interval_with_handle(
         move || {
@@ -75,6 +90,10 @@ pub fn follow(page: PageState, username: Option<String>) {
 /// Brings the copy up to date with the feed, unless a sync is going in this tab or
 /// another (then that one does it).
 pub fn sync(page: PageState) {
+    start_sync(page, false);
+}
+
+fn start_sync(page: PageState, at_page_load: bool) {
     if SYNCING.get() || !page.connection.online.get_untracked() {
         return;
     }
@@ -83,7 +102,8 @@ pub fn sync(page: PageState) {
     };
     SYNCING.set(true);
     leptos::task::spawn_local(async move {
-        let outcome = tab_lock::exclusively(&format!("copy-{user}"), pull()).await;
+        let outcome =
+            tab_lock::exclusively(&format!("copy-{user}"), pull(&user, at_page_load)).await;
         if let Some(Err(error)) = outcome {
             refused(page, &error);
         }
@@ -188,50 +208,60 @@ fn page_seq() -> Option<i64> {
 }
 
 /// Pages the feed from the cursor until it has no more, applying each page.
-async fn pull() -> Result<(), IdbError> {
+async fn pull(user: &str, at_page_load: bool) -> Result<(), IdbError> {
     let mut since = cursor().await?;
-    if since > 0 && page_seq().is_some_and(|seq| since >= seq) {
+    if at_page_load && since > 0 && page_seq().is_some_and(|seq| since >= seq) {
         return Ok(()); // nothing happened since the copy was last brought up to date
     }
     let mut started_over = false;
     loop {
-        match read_page(since).await {
+        match read_page(user, since).await {
             FeedAnswer::Page(page) => {
-                apply(&page).await?;
+                apply(&page.changes, Some(page.next)).await?;
                 if !page.more || page.next <= since {
                     return Ok(());
                 }
                 since = page.next;
             }
             // Once per sync: a feed that keeps answering 410 from 0 is not one to follow.
-            FeedAnswer::StartOver if !started_over => {
+            FeedAnswer::Expired if !started_over => {
                 started_over = true;
                 clear().await?;
                 since = 0;
             }
-            FeedAnswer::StartOver | FeedAnswer::NotNow => return Ok(()),
+            // Signed out, someone else's cookie, a server not answering: the copy stays as
+            // it is until a later sync.
+            FeedAnswer::Expired
+            | FeedAnswer::SignedOut
+            | FeedAnswer::SomeoneElseSignedIn
+            | FeedAnswer::TryLater => return Ok(()),
         }
     }
 }
 
-async fn read_page(since: i64) -> FeedAnswer {
+async fn read_page(user: &str, since: i64) -> FeedAnswer {
     let url = format!("{CHANGES_PATH}?since={since}&limit={CHANGES_MAX_LIMIT}");
-    let Ok(response) = gloo_net::http::Request::get(&url).send().await else {
-        return FeedAnswer::NotNow;
+    let sent = gloo_net::http::Request::get(&url)
+        .header(OWNER_HEADER, user)
+        .send()
+        .await;
+    let Ok(response) = sent else {
+        return FeedAnswer::TryLater;
     };
     let status = response.status();
-    let body = response.text().await.unwrap_or_default();
-    feed::read_answer(status, &body)
+    let body = response.binary().await.unwrap_or_default();
+    FeedAnswer::read(status, &body)
 }
 
-/// Applies one page of the feed and moves the cursor, in one transaction.
-async fn apply(page: &ChangesPage) -> Result<(), IdbError> {
+/// Applies changes of the feed and moves the cursor to `next` (when they are a whole page
+/// read from the cursor), in one transaction.
+async fn apply(changes: &[Change], next: Option<i64>) -> Result<(), IdbError> {
     let db = database().await?;
     let (transaction, notes, meta) = writing(&db)?;
     // The versions the copy holds of the notes this page brings, read in the same
     // transaction, so a newer version another tab kept is never replaced by an older.
     let mut kept: HashMap<String, i64> = HashMap::new();
-    for change in page.changes.iter().filter(|c| c.kind == ChangeKind::Upsert) {
+    for change in changes.iter().filter(|c| c.kind == ChangeKind::Upsert) {
         let request = notes
             .get(&JsValue::from_str(&change.note_id))
             .map_err(js_failed)?;
@@ -240,7 +270,7 @@ async fn apply(page: &ChangesPage) -> Result<(), IdbError> {
             kept.insert(note.id, note.version);
         }
     }
-    for step in feed::steps(&page.changes, |id| kept.get(id).copied()) {
+    for step in feed::steps(changes, |id| kept.get(id).copied()) {
         match step {
             Step::Keep(note) => {
                 let json = serde_json::to_string(note).unwrap_or_default();
@@ -253,11 +283,10 @@ async fn apply(page: &ChangesPage) -> Result<(), IdbError> {
             }
         }
     }
-    meta.put_with_key(
-        &JsValue::from_f64(page.next as f64),
-        &JsValue::from_str(CURSOR),
-    )
-    .map_err(js_failed)?;
+    if let Some(next) = next {
+        meta.put_with_key(&JsValue::from_f64(next as f64), &JsValue::from_str(CURSOR))
+            .map_err(js_failed)?;
+    }
     idb::committed(&transaction).await
 }
 

@@ -1,7 +1,8 @@
 //! Wires the page to the browser once it is hydrated: what earlier visits left (intents,
-//! the notes cache, this tab's draft), the offline copy following the feed, the events that start a send (`online`, the tab
-//! shown again, the slow background retry), other tabs' changes (`storage`), and the
-//! warning before closing a tab with something unsaved.
+//! the notes cache, this tab's draft), the offline copy following the feed, the events
+//! that start a send (`online`, the tab shown again, the slow background retry), other
+//! tabs' changes (`storage`), the warning before closing a tab with something unsaved,
+//! and other devices' writes (`live`).
 
 use std::time::Duration;
 
@@ -11,7 +12,7 @@ use wasm_bindgen::closure::Closure;
 
 use super::drafts::{self, Draft};
 use super::drain::{drain, gone_elsewhere};
-use super::{finished, intent_store, namespace, notes_cache, offline_copy, service_worker};
+use super::{finished, intent_store, live, namespace, notes_cache, offline_copy, service_worker};
 use crate::save::press::Link;
 use crate::state::PageState;
 use crate::state::editor::{Editor, EditorTarget};
@@ -98,6 +99,7 @@ pub fn start(page: PageState) {
         });
     }
     drain(page);
+    live::start(page);
 }
 
 /// The signed-in person's name, from a page the server rendered (`<body data-username>`);

@@ -1,9 +1,9 @@
 //! The top of every page: the app's name and, for the signed-in person, the way to the
 //! notes, the tags, the trash and their account, the search box (a plain form, so it searches
 //! without JavaScript too), and Sign out (which asks first when writes are unsaved) — and,
-//! when someone else has signed in on this browser since the page was opened, a warning
-//! that this page's writes wait for its person; and when the browser will not keep the
-//! offline copy, a note saying so.
+//! when someone else has signed in on this browser since the page was opened, or the
+//! page's session ended, a warning that this page's writes wait for its person; and when
+//! the browser will not keep the offline copy, a note saying so.
 
 use leptos::prelude::*;
 
@@ -52,6 +52,16 @@ fn SignedInMenu(me: Me) -> impl IntoView {
                 {name.clone()}
                 " signs in again. "
                 <a href=sign_in_here() rel="external">"Sign in as " {name.clone()}</a>
+            </p>
+        </Show>
+        // The session ended under this page (signed out here or on another device): what
+        // is saved here waits in this browser for its person to sign in again.
+        <Show when=move || {
+            page.connection.session_ended.get() && !page.connection.someone_else_signed_in.get()
+        }>
+            <p class="someone-else" role="alert" data-testid="session-ended">
+                "You were signed out (on this device or another). What you save here stays in this browser and is sent once you sign in again. "
+                <a href=sign_in_here() rel="external">"Sign in again"</a>
             </p>
         </Show>
         <Show when=move || page.connection.no_offline_copy.get()>

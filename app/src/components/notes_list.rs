@@ -1,8 +1,9 @@
 //! The home page's list (and a tag's): a page of notes from the server (pinned first,
 //! then newest first, notes in the trash left out), with what this visit knows better
-//! folded in — newer versions from answers, notes created since the page was rendered,
-//! pins waiting to be sent, notes moved to the trash or deleted meanwhile taken out — and
-//! a link to older notes. Rendered on the server, so it reads with JavaScript off.
+//! folded in — newer versions from answers and from other devices (the change feed),
+//! notes created or restored since the page was rendered, pins waiting to be sent, notes
+//! moved to the trash or deleted meanwhile taken out — and a link to older notes.
+//! Rendered on the server, so it reads with JavaScript off.
 
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
@@ -53,6 +54,7 @@ pub fn NotesList(
     let rendered = loaded.clone();
     Effect::new(move |_| known_notes.learn_notes(rendered.clone()));
     let newest_loaded = loaded.first().map(|n| n.created_at.clone());
+    let span = FirstPageSpan::of(&loaded, next.is_some());
     let all = Memo::new(move |_| {
         // The newest version this page knows of each note, whole or from the cache.
         let known = |id: &str| {
@@ -74,20 +76,30 @@ pub fn NotesList(
             })
             .collect();
         if first_page {
-            // Notes created since the server rendered this page (here or in another tab).
-            let since = newest_loaded.clone().unwrap_or_default();
-            let newer = |all: &Vec<Note>, notes: &mut Vec<Note>| {
-                for note in all {
-                    if note.created_at > since
-                        && tag.as_deref().is_none_or(|tag| carries(note, tag))
-                        && !notes.iter().any(|n| n.id == note.id)
-                    {
+            let joins = |note: &Note, notes: &Vec<Note>| {
+                tag.as_deref().is_none_or(|tag| carries(note, tag))
+                    && !notes.iter().any(|n| n.id == note.id)
+            };
+            // Whole notes this visit learned (its answers, the change feed) are current:
+            // each one that sorts into this page belongs on it — made, restored, pinned or
+            // given the tag since the server rendered it, here or on another device.
+            known_notes.saved.with(|saved| {
+                for note in saved {
+                    if span.takes(note, shows_pinned(page, note)) && joins(note, &notes) {
                         notes.push(note.clone());
                     }
                 }
-            };
-            known_notes.saved.with(|saved| newer(saved, &mut notes));
-            known_notes.cached.with(|cached| newer(cached, &mut notes));
+            });
+            // The cache may be older than the page: only notes created since it was
+            // rendered (in another tab) are taken from there.
+            let since = newest_loaded.clone().unwrap_or_default();
+            known_notes.cached.with(|cached| {
+                for note in cached {
+                    if note.created_at > since && joins(note, &notes) {
+                        notes.push(note.clone());
+                    }
+                }
+            });
         }
         notes.retain(|n| {
             n.trashed_at.is_none()
@@ -118,6 +130,37 @@ pub fn NotesList(
     }
 }
 
+/// Which notes the first page of a list holds: the server sends the pinned notes, then
+/// the newest; with more pages after it, a note older than the oldest one it sent is on a
+/// later page.
+#[derive(Clone, Debug, PartialEq)]
+struct FirstPageSpan {
+    /// The oldest unpinned note the page holds (created, id).
+    oldest: Option<(String, String)>,
+    /// Whether more pages follow.
+    more: bool,
+}
+
+impl FirstPageSpan {
+    fn of(loaded: &[Note], more: bool) -> Self {
+        let oldest = loaded
+            .iter()
+            .filter(|n| !n.pinned)
+            .map(|n| (n.created_at.clone(), n.id.clone()))
+            .min();
+        Self { oldest, more }
+    }
+
+    /// Whether `note` (shown pinned or not) sorts into the page.
+    fn takes(&self, note: &Note, pinned: bool) -> bool {
+        !self.more
+            || pinned
+            || self.oldest.as_ref().is_some_and(|(created, id)| {
+                (note.created_at.as_str(), note.id.as_str()) > (created.as_str(), id.as_str())
+            })
+    }
+}
+
 /// Whether a note carries `tag` or a tag nested under it.
 fn carries(note: &Note, tag: &str) -> bool {
     carries_tag(&note.tags, tag)
@@ -126,6 +169,56 @@ fn carries(note: &Note, tag: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn dated(id: &str, created_at: &str, pinned: bool) -> Note {
+        Note {
+            id: id.into(),
+            title: id.into(),
+            body: "b".into(),
+            written_at: "w".into(),
+            created_at: created_at.into(),
+            updated_at: "u".into(),
+            version: 1,
+            trashed_at: None,
+            conflict_of: None,
+            tags: Vec::new(),
+            pinned,
+            html: None,
+        }
+    }
+
+    #[test]
+    fn a_note_restored_or_made_elsewhere_joins_the_first_page_when_it_sorts_into_it() {
+        let loaded = [
+            dated("p", "2026-01-01", true),
+            dated("b", "2026-03-01", false),
+            dated("a", "2026-02-01", false),
+        ];
+        let span = FirstPageSpan::of(&loaded, true);
+        assert!(
+            span.takes(&dated("new", "2026-04-01", false), false),
+            "made since"
+        );
+        assert!(
+            span.takes(&dated("mid", "2026-02-15", false), false),
+            "restored, between two listed"
+        );
+        assert!(
+            !span.takes(&dated("old", "2026-01-15", false), false),
+            "older: on a later page"
+        );
+        assert!(
+            span.takes(&dated("old", "2026-01-15", true), true),
+            "pinned: listed first"
+        );
+    }
+
+    #[test]
+    fn the_only_page_of_a_list_takes_every_note() {
+        let span = FirstPageSpan::of(&[dated("a", "2026-02-01", false)], false);
+        assert!(span.takes(&dated("old", "2020-01-01", false), false));
+        assert!(FirstPageSpan::of(&[], false).takes(&dated("x", "2020-01-01", false), false));
+    }
 
     #[test]
     fn a_tags_list_takes_the_notes_of_the_tag_and_of_tags_nested_under_it_only() {

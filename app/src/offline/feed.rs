@@ -1,9 +1,9 @@
 //! What a page of the change feed (`GET /api/changes`, PROTOCOL.md "Changes and live
 //! updates") does to the offline copy: each change becomes a step — keep this note, or
-//! forget that one — and the answer as a whole says whether to go on, start over, or stop
-//! for now.
+//! forget that one. (How an answer of the feed reads — a page, expired, signed out — is
+//! `state::feed_cursor::FeedAnswer`, the one reading the live page uses too.)
 
-use crate::api::{Change, ChangeKind, ChangesPage, Note, Problem, ProblemSlug};
+use crate::api::{Change, ChangeKind, Note};
 
 /// One thing to do to the copy.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,31 +29,6 @@ pub fn steps(changes: &[Change], kept_version: impl Fn(&str) -> Option<i64>) -> 
             }
         })
         .collect()
-}
-
-/// How the feed answered one request.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FeedAnswer {
-    /// A page to apply; its `next` is the new cursor.
-    Page(ChangesPage),
-    /// 410 `changes-expired`: the cursor is older than the feed keeps (or not the feed's
-    /// at all): drop the copy and read every note again from `since=0`.
-    StartOver,
-    /// Anything else (signed out, a server error, a body that is not a page): keep the
-    /// copy as it is and try again at the next sync.
-    NotNow,
-}
-
-/// Reads an answer of `GET /api/changes` from its status and body.
-pub fn read_answer(status: u16, body: &str) -> FeedAnswer {
-    match status {
-        200 => serde_json::from_str(body).map_or(FeedAnswer::NotNow, FeedAnswer::Page),
-        410 => match serde_json::from_str::<Problem>(body) {
-            Ok(problem) if problem.is(ProblemSlug::ChangesExpired) => FeedAnswer::StartOver,
-            _ => FeedAnswer::NotNow,
-        },
-        _ => FeedAnswer::NotNow,
-    }
 }
 
 #[cfg(test)]
@@ -112,39 +87,5 @@ mod tests {
             note: None,
         }];
         assert_eq!(steps(&changes, |_| Some(9)), [Step::Forget("a")]);
-    }
-
-    #[test]
-    fn a_page_reads_as_a_page() {
-        let page = ChangesPage {
-            changes: vec![upsert(7, note("a", 1))],
-            next: 7,
-            more: false,
-        };
-        let body = serde_json::to_string(&page).unwrap();
-        assert_eq!(read_answer(200, &body), FeedAnswer::Page(page));
-    }
-
-    #[test]
-    fn only_changes_expired_starts_over() {
-        let problem = |slug: ProblemSlug| {
-            serde_json::to_string(&Problem {
-                kind: slug.type_uri(),
-                title: "t".into(),
-                status: 410,
-                detail: "d".into(),
-            })
-            .unwrap()
-        };
-        assert_eq!(
-            read_answer(410, &problem(ProblemSlug::ChangesExpired)),
-            FeedAnswer::StartOver
-        );
-        assert_eq!(
-            read_answer(410, &problem(ProblemSlug::ValidationFailed)),
-            FeedAnswer::NotNow
-        );
-        assert_eq!(read_answer(401, ""), FeedAnswer::NotNow);
-        assert_eq!(read_answer(200, "<html>proxy</html>"), FeedAnswer::NotNow);
     }
 }

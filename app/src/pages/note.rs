@@ -2,7 +2,8 @@
 //! plain text with line breaks kept), its tags, when it was written and last changed, and
 //! what can be done with it — edit, pin, move to the trash (with Undo), restore or delete
 //! for good from the trash, its history. Its unsaved changes are listed under
-//! it with their state.
+//! it with their state. It follows other devices' writes: the newer version shows at once
+//! while the editor is closed; while it is open, the page only says the note changed.
 
 use leptos::prelude::*;
 use leptos_router::hooks::{use_params_map, use_query_map};
@@ -46,8 +47,9 @@ pub fn NotePage() -> impl IntoView {
 #[component]
 fn NoteView(note: Note) -> impl IntoView {
     let page = expect_context::<PageState>();
-    let (queue, known_notes) = (page.queue, page.notes);
+    let (queue, known_notes, feed) = (page.queue, page.notes, page.feed);
     let id = note.id.clone();
+    let gone_id = id.clone();
     // The note as the latest answer left it (an edit or a move made during this visit).
     let shown = {
         let id = id.clone();
@@ -71,6 +73,7 @@ fn NoteView(note: Note) -> impl IntoView {
         })
     };
     let editing = RwSignal::new(false);
+    let editor_id = id.clone();
     let query = use_query_map();
     // After hydration: a refused edit to change (`?edit=<key>`, from the unsaved list), or
     // an edit this tab was in the middle of before a reload, opens the editor again.
@@ -86,13 +89,18 @@ fn NoteView(note: Note) -> impl IntoView {
     });
     view! {
         <article class="note-page" aria-labelledby="note-title">
-            {move || gone.get().then(|| view! {
-                <p class="banner">"This note was deleted for good."</p>
+            {move || gone.get().then(|| {
+                let text = if feed.purged(&gone_id) {
+                    "This note was deleted for good on another device."
+                } else {
+                    "This note was deleted for good."
+                };
+                view! { <p class="banner" data-testid="note-gone">{text}</p> }
             })}
             {move || shown.get().trashed_at.map(|at| view! { <TrashBanner note=shown.get() at /> })}
             <Show
                 when=move || !editing.get()
-                fallback=move || view! { <NoteEditorForm editing /> }
+                fallback=move || view! { <NoteEditorForm editing note_id=editor_id.clone() /> }
             >
                 {move || {
                     let note = shown.get();
@@ -230,11 +238,14 @@ pub fn DeleteForGood(note: Note) -> impl IntoView {
     }
 }
 
-/// The edit form: title and body as they are, Save or Cancel.
+/// The edit form: title and body as they are, Save or Cancel. A newer version written on
+/// another device never replaces what is typed: the form says so, and Save sends the
+/// version the edit started from, so the server merges the two.
 #[component]
-fn NoteEditorForm(editing: RwSignal<bool>) -> impl IntoView {
+fn NoteEditorForm(editing: RwSignal<bool>, note_id: String) -> impl IntoView {
     let page = expect_context::<PageState>();
     let editor = page.note_editor;
+    let changed_elsewhere = move || page.feed.changed_after(&note_id, editor.base_version.get());
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         door::press_save(page, editor);
@@ -246,6 +257,11 @@ fn NoteEditorForm(editing: RwSignal<bool>) -> impl IntoView {
     let body_chars = move || editor.body.with(|b| b.chars().count());
     view! {
         <form class="compose edit" on:submit=on_submit aria-label="Edit the note">
+            <Show when=changed_elsewhere>
+                <p class="banner" role="status" data-testid="changed-elsewhere">
+                    "This note changed on another device — saving merges your edit with it."
+                </p>
+            </Show>
             <label for="edit-title">"Title"</label>
             <input id="edit-title" type="text" autocomplete="off" aria-describedby="edit-title-count" bind:value=editor.title />
             <Counter id="edit-title-count" count=Signal::derive(title_chars) max=TITLE_MAX_CHARS />

@@ -1,6 +1,6 @@
 //! `/tags`: every tag of the notes outside the trash, with how many notes carry it, each a
 //! link to its page. A nested tag (`a/b`) is listed under its parent, indented one step
-//! per level.
+//! per level. The counts are read again when another device changes a note.
 
 use leptos::prelude::*;
 
@@ -9,12 +9,16 @@ use crate::components::notices::Notices;
 use crate::components::status_line::StatusLine;
 use crate::data;
 use crate::links::tag_href;
+use crate::state::PageState;
 
 /// Deepest indentation the page shows; deeper levels stay at it.
 const MAX_INDENT: usize = 4;
 
 #[component]
 pub fn TagsPage() -> impl IntoView {
+    let feed = expect_context::<PageState>().feed;
+    // The counts are read again after each change from other devices (see `Feed`).
+    feed.wants_tag_counts.set_value(true);
     let tags = Resource::new(|| (), |_| data::tags());
     view! {
         <StatusLine />
@@ -24,11 +28,7 @@ pub fn TagsPage() -> impl IntoView {
             <Transition fallback=|| view! { <p class="muted">"Loading the tags…"</p> }>
                 {move || Suspend::new(async move {
                     match tags.await {
-                        Ok(tags) if tags.is_empty() => view! {
-                            <p class="muted empty">"No tags yet. Write #tag in a note to tag it."</p>
-                        }
-                        .into_any(),
-                        Ok(tags) => view! { <TagTree tags /> }.into_any(),
+                        Ok(loaded) => view! { <TagTree loaded /> }.into_any(),
                         Err(error) => view! { <p class="error">{error}</p> }.into_any(),
                     }
                 })}
@@ -37,26 +37,37 @@ pub fn TagsPage() -> impl IntoView {
     }
 }
 
+/// The tags as the page's data had them, or as read again after a change elsewhere.
 #[component]
-fn TagTree(tags: Vec<TagCount>) -> impl IntoView {
-    let items = in_tree_order(tags)
-        .into_iter()
-        .map(|(tag, depth)| {
-            let class = format!("tag-item depth-{}", depth.min(MAX_INDENT));
-            let href = tag_href(&tag.name);
-            let count = match tag.count {
-                1 => "1 note".to_owned(),
-                n => format!("{n} notes"),
-            };
-            view! {
-                <li class=class>
-                    <a class="tag" href=href rel="external">{format!("#{}", tag.name)}</a>
-                    " " <span class="muted">{count}</span>
-                </li>
-            }
-        })
-        .collect_view();
-    view! { <ul class="tag-tree" data-testid="tags">{items}</ul> }
+fn TagTree(loaded: Vec<TagCount>) -> impl IntoView {
+    let feed = expect_context::<PageState>().feed;
+    let tags = Memo::new(move |_| feed.tag_counts.get().unwrap_or_else(|| loaded.clone()));
+    view! {
+        <Show
+            when=move || tags.with(|t| !t.is_empty())
+            fallback=|| view! { <p class="muted empty">"No tags yet. Write #tag in a note to tag it."</p> }
+        >
+            <ul class="tag-tree" data-testid="tags">
+                <For each=move || in_tree_order(tags.get()) key=|(tag, _)| (tag.name.clone(), tag.count) children=|(tag, depth)| view! { <TagItem tag depth /> } />
+            </ul>
+        </Show>
+    }
+}
+
+#[component]
+fn TagItem(tag: TagCount, depth: usize) -> impl IntoView {
+    let class = format!("tag-item depth-{}", depth.min(MAX_INDENT));
+    let href = tag_href(&tag.name);
+    let count = match tag.count {
+        1 => "1 note".to_owned(),
+        n => format!("{n} notes"),
+    };
+    view! {
+        <li class=class>
+            <a class="tag" href=href rel="external">{format!("#{}", tag.name)}</a>
+            " " <span class="muted">{count}</span>
+        </li>
+    }
 }
 
 /// The tags level by level (`a`, `a/b`, `a/b/c`, then `a-z`), each with its depth: how

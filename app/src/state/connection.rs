@@ -14,6 +14,9 @@ pub struct Connection {
     /// The server refused a write of this page because someone else is signed in on this
     /// browser now (the page's person signed out in another tab, another signed in).
     pub someone_else_signed_in: RwSignal<bool>,
+    /// The page's session ended (its person signed out here or on another device, their
+    /// password changed): the server refused this page's writes or closed its stream.
+    pub session_ended: RwSignal<bool>,
     /// This browser will not keep the offline copy (no IndexedDB, or its storage is
     /// full): the page says so, and offline only the pages opened before are there.
     pub no_offline_copy: RwSignal<bool>,
@@ -31,6 +34,7 @@ impl Connection {
             now_ms: RwSignal::new(0.0),
             online: RwSignal::new(true),
             someone_else_signed_in: RwSignal::new(false),
+            session_ended: RwSignal::new(false),
             no_offline_copy: RwSignal::new(false),
         }
     }

@@ -1,17 +1,21 @@
 //! The page's state as signals, one type per thing it holds: the unsaved queue, the notes
 //! saved that the page knows of, the notices, the connection (network, who is signed in,
-//! the ticking clock), and the two editors. Data flows one way — storage → core → these
-//! signals → the view; the view's events go back through one door (`crate::door`), never
-//! by writing these directly.
+//! the ticking clock), the two editors, and what the change feed told of other devices'
+//! writes. Data flows one way — storage (and the feed) → core → these signals → the view;
+//! the view's events go back through one door (`crate::door`), never by writing these
+//! directly.
 
 pub mod connection;
 pub mod editor;
+pub mod feed;
+pub mod feed_cursor;
 pub mod known_notes;
 pub mod notices;
 pub mod queue;
 
 use connection::Connection;
 use editor::Editor;
+use feed::Feed;
 use known_notes::KnownNotes;
 use notices::Notices;
 use queue::SaveQueue;
@@ -32,6 +36,8 @@ pub struct PageState {
     pub notices: Notices,
     /// Online, who is signed in, and the clock.
     pub connection: Connection,
+    /// Other devices' writes, as the change feed told of them.
+    pub feed: Feed,
 }
 
 impl PageState {
