@@ -190,6 +190,19 @@ test("another person signing in on the same browser sees none of the first perso
   }
 });
 
+test("a note written on another device while the page is open enters the copy at once, without waiting for the next sync", async ({
+  page,
+  context,
+  notes,
+  unique,
+}) => {
+  await notes.goto();
+  await expect.poll(() => keptIds(page), { timeout: 30_000 }).not.toHaveLength(0);
+  // The periodic sync is a minute away: the live page's read of the feed brings it.
+  const elsewhere = await createNote(context.request, unique("Written elsewhere"), "from the phone");
+  await expect.poll(() => keptIds(page), { timeout: 10_000 }).toContain(elsewhere.id);
+});
+
 test("a browser that cannot keep the copy says so and still saves every note", async ({ browser, baseURL, unique }) => {
   // Signed out at first (not the shared session: signing in over it would end it).
   const context = await browser.newContext({ baseURL, storageState: { cookies: [], origins: [] } });
