@@ -14,8 +14,8 @@ pub use changes::{
 };
 pub use problem::{Problem, ProblemSlug};
 pub use tags::{
-    TAG_MAX_CHARS, TAGS_PATH, TagCount, TagError, TagList, TagRename, TagRenamed, is_tag_char,
-    tag_name,
+    TAG_MAX_CHARS, TAGS_PATH, TagCount, TagError, TagList, TagRename, TagRenamed, carries_tag,
+    is_tag_char, tag_name,
 };
 pub use tasks::{same_task, task_state, toggle_task};
 

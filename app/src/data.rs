@@ -2,6 +2,9 @@
 //! (`ssr_context::Data`); in the browser, from the page itself — every page is rendered
 //! on the server (each link is a full page load, which the service worker can keep for
 //! offline reading), so a resource arrives with the HTML and never fetches on its own.
+//! The one exception is the offline shell (a page never kept, opened with no network):
+//! there the app is rendered in the browser and reads the offline copy
+//! (`browser::offline_pages`).
 
 use std::future::Future;
 
@@ -9,11 +12,18 @@ use crate::api::{AccountUser, Me, Note, NotesPage, Revision, SearchPage, TagCoun
 
 /// Who is signed in (`None` on pages for nobody).
 pub fn me() -> impl Future<Output = Result<Option<Me>, String>> + Send + 'static {
-    #[cfg(feature = "ssr")]
-    let me = leptos::prelude::use_context::<crate::ssr_context::SignedInAs>().map(|s| s.0);
-    #[cfg(not(feature = "ssr"))]
-    let me = None;
-    std::future::ready(Ok(me))
+    #[cfg(feature = "hydrate")]
+    {
+        crate::browser::offline_pages::me()
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        #[cfg(feature = "ssr")]
+        let me = leptos::prelude::use_context::<crate::ssr_context::SignedInAs>().map(|s| s.0);
+        #[cfg(not(feature = "ssr"))]
+        let me = None;
+        std::future::ready(Ok(me))
+    }
 }
 
 /// Whether anyone may make an account on this server.
@@ -43,7 +53,8 @@ fn read<T: Send + 'static>(
 
 /// Each reader: on the server it asks `Data`; in the browser a page's data comes with the
 /// page, so a resource that asks is answered with an error it never shows (it hydrates
-/// from what the server sent).
+/// from what the server sent) — except in the offline shell, where the offline copy
+/// answers.
 macro_rules! reader {
     ($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),*) -> $out:ty) => {
         $(#[$doc])*
@@ -52,7 +63,11 @@ macro_rules! reader {
             {
                 read(move |data| data.0.$name($($arg),*))
             }
-            #[cfg(not(feature = "ssr"))]
+            #[cfg(feature = "hydrate")]
+            {
+                crate::browser::offline_pages::$name($($arg),*)
+            }
+            #[cfg(not(any(feature = "ssr", feature = "hydrate")))]
             {
                 #[allow(clippy::let_unit_value)]
                 let _ = ($($arg,)*);

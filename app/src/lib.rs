@@ -4,6 +4,8 @@
 //!
 //! - `api`: wire types and checks shared with the server.
 //! - `save`: the pure save core (intent, response reading, retry policy, sender, press).
+//! - `offline`: the offline copy's pure core (the feed applied, pages and search over it).
+//! - `text`: folding, tokens, CJK bigrams and the search grammar, shared with the server.
 //! - `state`: the page's signals; `door`: the one way events reach the queue.
 //! - `components`, `pages`: the view; `links`: addresses of pages. `browser`: storage,
 //!   fetch, tabs (a stub without the hydrate feature).
@@ -14,10 +16,12 @@ pub mod data;
 pub mod door;
 mod hydration;
 pub mod links;
+pub mod offline;
 pub mod pages;
 pub mod save;
 pub mod shell;
 pub mod state;
+pub mod text;
 
 /// The browser glue, in the hydrate build.
 #[cfg(feature = "hydrate")]
@@ -31,10 +35,17 @@ pub mod ssr_context;
 
 pub use shell::{App, shell};
 
-/// The wasm entry point: attach the page's behaviour to the server-rendered HTML.
+/// The wasm entry point: attach the page's behaviour to the server-rendered HTML — or, in
+/// the offline shell the service worker sends for a page never kept, render the app here
+/// from the offline copy.
 #[cfg(feature = "hydrate")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    leptos::mount::hydrate_body(App);
+    if browser::offline_pages::shell_requested() {
+        browser::offline_pages::open_shell();
+        leptos::mount::mount_to_body(App);
+    } else {
+        leptos::mount::hydrate_body(App);
+    }
 }

@@ -36,8 +36,10 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <HydrateAfterPaint options />
                 <MetaTags />
             </head>
-            // Whose page this is: the browser keeps each person's data apart by it.
-            <body data-user=signed_in_user() data-seq=feed_seq()>
+            // Whose page this is: the browser keeps each person's data apart by it (and
+            // keeps the name for the masthead of pages opened offline); where their change
+            // feed stood when the page's data was read.
+            <body data-user=signed_in_user() data-username=signed_in_username() data-seq=feed_seq()>
                 <App />
             </body>
         </html>
@@ -50,6 +52,20 @@ fn signed_in_user() -> String {
     {
         use_context::<crate::ssr_context::SignedInAs>()
             .map(|s| s.0.user_id)
+            .unwrap_or_default()
+    }
+    #[cfg(not(feature = "ssr"))]
+    {
+        String::new()
+    }
+}
+
+/// The name of the person the page is rendered for (empty for nobody).
+fn signed_in_username() -> String {
+    #[cfg(feature = "ssr")]
+    {
+        use_context::<crate::ssr_context::SignedInAs>()
+            .map(|s| s.0.username)
             .unwrap_or_default()
     }
     #[cfg(not(feature = "ssr"))]

@@ -229,6 +229,40 @@ export class SaveRequests {
   }
 }
 
+/**
+ * Waits until the page's offline copy (IndexedDB `oncenote-copy-<user>`) has read the feed
+ * up to where the page stands (`<body data-seq>`): until then the copy reads
+ * `/api/changes` too, which a test that answers "the next read" of the feed must not meet.
+ */
+export async function offlineCopyCaughtUp(page: Page) {
+  await expect
+    .poll(
+      () =>
+        page.evaluate(async () => {
+          const name = `oncenote-copy-${document.body.dataset.user}`;
+          if (!(await indexedDB.databases()).some((d) => d.name === name)) return false;
+          const db = await new Promise<IDBDatabase>((resolve, reject) => {
+            const open = indexedDB.open(name);
+            open.onsuccess = () => resolve(open.result);
+            open.onerror = () => reject(open.error);
+          });
+          try {
+            if (!db.objectStoreNames.contains("meta")) return false;
+            const cursor = await new Promise<unknown>((resolve, reject) => {
+              const request = db.transaction("meta").objectStore("meta").get("cursor");
+              request.onsuccess = () => resolve(request.result);
+              request.onerror = () => reject(request.error);
+            });
+            return typeof cursor === "number" && cursor >= Number(document.body.dataset.seq ?? 0);
+          } finally {
+            db.close();
+          }
+        }),
+      { timeout: 30_000 },
+    )
+    .toBe(true);
+}
+
 /** Notes on the server with exactly this title, read through the API (not the UI). */
 export async function notesTitled(request: APIRequestContext, title: string, base = ""): Promise<Note[]> {
   return (await allNotes(request, base)).filter((n) => n.title === title);

@@ -292,8 +292,9 @@ test("a note seen before opens offline from the kept page", async ({ page, conte
     const reloaded = await page.reload();
     expect(reloaded?.fromServiceWorker()).toBe(true);
     await expect(view.body).toHaveText("kept for the train");
+    // A page never kept is rendered from the offline copy, which has no such note.
     await page.goto(`${server.url}/notes/never-opened`);
-    await expect(page.getByRole("heading", { name: "You are offline" })).toBeVisible();
+    await expect(page.getByRole("heading", { name: "There is no such note" })).toBeVisible();
   } finally {
     await server.stop();
   }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { test, expect, createNote, noteOnServer, notesTitled, NotesPage, type Note } from "./fixtures";
+import { test, expect, createNote, noteOnServer, notesTitled, offlineCopyCaughtUp, NotesPage, type Note } from "./fixtures";
 import type { APIRequestContext, Browser, BrowserContext, Page, PlaywrightWorkerArgs } from "@playwright/test";
 import { E2E_USER } from "./global-setup";
 
@@ -252,8 +252,10 @@ test("a stream that breaks is opened again from where the page stands, and nothi
   await context.close();
 });
 
-/** Answers the next read of the feed with 410 `changes-expired`, as for a page too old for what the feed keeps. */
-async function expireNextRead(context: BrowserContext) {
+/** Answers the next read of the feed with 410 `changes-expired`, as for a page too old for what the feed keeps
+ * (once the offline copy has caught up, so the read is the live page's). */
+async function expireNextRead({ context, page }: { context: BrowserContext; page: Page }) {
+  await offlineCopyCaughtUp(page);
   let expired = false;
   await context.route("**/api/changes**", async (route) => {
     if (expired) return route.continue();
@@ -268,7 +270,7 @@ async function expireNextRead(context: BrowserContext) {
 
 test("a page the feed no longer covers is read again whole by a reload", async ({ browser, page, unique }) => {
   const b = await device(browser, "/");
-  await expireNextRead(b.context);
+  await expireNextRead(b);
   const reloaded = b.page.waitForEvent("load");
   const note = await createNote(page.context().request, unique("Made past B's feed"));
   await reloaded;
@@ -283,7 +285,7 @@ test("a page the feed no longer covers is read again whole by a reload", async (
 test("a page the feed no longer covers is not reloaded under someone typing: it offers the reload", async ({ browser, page, unique }) => {
   const b = await device(browser, "/");
   await b.notes.write(unique("Typed on B"), "half a thought");
-  await expireNextRead(b.context);
+  await expireNextRead(b);
   await createNote(page.context().request, unique("Made past B's feed"));
   await expect(b.page.getByTestId("notices")).toContainText("missed changes made on your other devices", LIVE);
   await expect(b.page.getByTestId("notices").getByRole("link", { name: "Reload to see them" })).toBeVisible();

@@ -22,6 +22,15 @@ pub struct TagCount {
     pub count: i64,
 }
 
+/// Whether a note's `tags` hold `tag` or a tag nested under it (`work` is carried by
+/// `work` and `work/meetings`, not by `workshop`): what a tag's page lists.
+pub fn carries_tag(tags: &[String], tag: &str) -> bool {
+    tags.iter().any(|t| {
+        t.strip_prefix(tag)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    })
+}
+
 /// `POST /api/tags/rename`: `from` becomes `to` in every note that has it (and `from/…`
 /// becomes `to/…`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

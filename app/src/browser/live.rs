@@ -104,7 +104,6 @@ fn with<R>(f: impl FnOnce(&mut Following) -> R) -> Option<R> {
 
 /// Calls `f` with every page of changes once the page has applied it (the offline copy
 /// keeps itself current this way).
-#[allow(dead_code, reason = "the offline copy registers here")]
 pub fn on_applied(f: impl Fn(&[Change]) + 'static) {
     ON_APPLIED.with(|all| all.borrow_mut().push(Rc::new(f)));
 }

@@ -1,5 +1,6 @@
 //! Browser-only glue: storage (intents in localStorage, the draft in sessionStorage, the
-//! bounded notes cache, the record of intents finished), fetch as the save transport,
+//! bounded notes cache, the record of intents finished, the offline copy in IndexedDB and
+//! the pages read from it in the offline shell), fetch as the save transport,
 //! the tab lock, the service worker, the send loop (`drain`), the save commands, import,
 //! sign-out, the page's events, and following other devices' writes (`live`).
 //!
@@ -12,11 +13,14 @@ mod drafts;
 mod drain;
 mod fetch_transport;
 mod finished;
+mod idb;
 mod import;
 mod intent_store;
 mod live;
 mod namespace;
 mod notes_cache;
+mod offline_copy;
+pub mod offline_pages;
 mod page_events;
 mod service_worker;
 mod sign_out;

@@ -1,8 +1,8 @@
 //! Wires the page to the browser once it is hydrated: what earlier visits left (intents,
-//! the notes cache, this tab's draft), the events that start a send (`online`, the tab
-//! shown again, the slow background retry), other tabs' changes (`storage`), the
-//! warning before closing a tab with something unsaved, and other devices' writes
-//! (`live`).
+//! the notes cache, this tab's draft), the offline copy following the feed, the events
+//! that start a send (`online`, the tab shown again, the slow background retry), other
+//! tabs' changes (`storage`), the warning before closing a tab with something unsaved,
+//! and other devices' writes (`live`).
 
 use std::time::Duration;
 
@@ -12,7 +12,7 @@ use wasm_bindgen::closure::Closure;
 
 use super::drafts::{self, Draft};
 use super::drain::{drain, gone_elsewhere};
-use super::{finished, intent_store, live, namespace, notes_cache, service_worker};
+use super::{finished, intent_store, live, namespace, notes_cache, offline_copy, service_worker};
 use crate::save::press::Link;
 use crate::state::PageState;
 use crate::state::editor::{Editor, EditorTarget};
@@ -38,6 +38,7 @@ pub fn start(page: PageState) {
     keep_draft(page.editor);
     keep_draft(page.note_editor);
     keep_notes_cache(page);
+    offline_copy::follow(page, read_username_from_page());
     connection.now_ms.set(js_sys::Date::now());
     let _ = set_interval_with_handle(
         move || connection.now_ms.set(js_sys::Date::now()),
@@ -52,6 +53,7 @@ pub fn start(page: PageState) {
     listen(window.as_ref(), "online", move |_| {
         connection.online.set(true);
         drain(page);
+        offline_copy::sync(page);
     });
     listen(window.as_ref(), "offline", move |_| {
         connection.online.set(false)
@@ -98,6 +100,16 @@ pub fn start(page: PageState) {
     }
     drain(page);
     live::start(page);
+}
+
+/// The signed-in person's name, from a page the server rendered (`<body data-username>`);
+/// the offline shell has none.
+fn read_username_from_page() -> Option<String> {
+    web_sys::window()?
+        .document()?
+        .body()?
+        .get_attribute("data-username")
+        .filter(|name| !name.is_empty())
 }
 
 /// What storage holds, as a freshly loaded page shows it: nothing of this tab is in

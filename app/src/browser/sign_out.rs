@@ -1,14 +1,26 @@
-//! Signing out with writes not yet saved: they stay in this browser, kept for this
-//! person, and are sent when they sign in again — so the person is asked first.
+//! Signing out. With writes not yet saved, they stay in this browser, kept for this
+//! person, and are sent when they sign in again — so the person is asked first, and the
+//! offline copy stays too. With nothing unsaved, the offline copy of the person's notes
+//! is deleted before the form goes: the next person on this browser finds none of it.
 
+use std::time::Duration;
+
+use futures::future::{Either, select};
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
+use super::{namespace, offline_copy};
 use crate::state::PageState;
 
-/// Asks before signing out with writes not yet saved.
+/// The longest sign-out waits for the offline copy to be deleted.
+const DELETE_WAIT: Duration = Duration::from_secs(2);
+
+/// Asks before signing out with writes not yet saved; else deletes the offline copy,
+/// then signs out.
 pub fn confirm_sign_out(event: leptos::ev::SubmitEvent, page: PageState) {
     let unsaved = page.queue.entries.with_untracked(Vec::len);
     if unsaved == 0 {
+        forget_copy_then_submit(event);
         return;
     }
     let question = format!(
@@ -20,4 +32,28 @@ pub fn confirm_sign_out(event: leptos::ev::SubmitEvent, page: PageState) {
     if !go {
         event.prevent_default();
     }
+}
+
+/// Holds the form until the copy is deleted, then sends it. Deleting waits for the other
+/// tabs to let go of the database (each closes its connection when asked); a tab that
+/// does not in [`DELETE_WAIT`] does not keep the person from signing out — the deletion
+/// goes on without the page. `submit()` fires no submit event, so this runs once.
+fn forget_copy_then_submit(event: leptos::ev::SubmitEvent) {
+    let (Some(user), Some(form)) = (
+        namespace::user(),
+        event
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlFormElement>().ok()),
+    ) else {
+        return;
+    };
+    event.prevent_default();
+    leptos::task::spawn_local(async move {
+        let deleted = std::pin::pin!(offline_copy::forget(&user));
+        let waited = gloo_timers::future::sleep(DELETE_WAIT);
+        if let Either::Left((Err(error), _)) = select(deleted, std::pin::pin!(waited)).await {
+            leptos::logging::warn!("the offline copy could not be deleted: {error:?}");
+        }
+        let _ = form.submit();
+    });
 }

@@ -2,7 +2,8 @@
 //! notes, the tags, the trash and their account, the search box (a plain form, so it searches
 //! without JavaScript too), and Sign out (which asks first when writes are unsaved) — and,
 //! when someone else has signed in on this browser since the page was opened, or the
-//! page's session ended, a warning that this page's writes wait for its person.
+//! page's session ended, a warning that this page's writes wait for its person; and when
+//! the browser will not keep the offline copy, a note saying so.
 
 use leptos::prelude::*;
 
@@ -61,6 +62,11 @@ fn SignedInMenu(me: Me) -> impl IntoView {
             <p class="someone-else" role="alert" data-testid="session-ended">
                 "You were signed out (on this device or another). What you save here stays in this browser and is sent once you sign in again. "
                 <a href=sign_in_here() rel="external">"Sign in again"</a>
+            </p>
+        </Show>
+        <Show when=move || page.connection.no_offline_copy.get()>
+            <p class="no-offline-copy" role="status" data-testid="no-offline-copy">
+                "This browser cannot keep your notes offline (its storage is full, or a private window keeps none): offline, only the pages you opened are there. Nothing you write is lost: unsaved notes wait in this browser and are sent when the network is back."
             </p>
         </Show>
         <nav aria-label="Main">

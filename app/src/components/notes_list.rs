@@ -10,7 +10,7 @@ use leptos_router::hooks::use_query_map;
 
 use super::note_card::NoteCard;
 use super::pin_button::shows_pinned;
-use crate::api::Note;
+use crate::api::{Note, carries_tag};
 use crate::data;
 use crate::links::urlencode;
 use crate::state::PageState;
@@ -163,10 +163,7 @@ impl FirstPageSpan {
 
 /// Whether a note carries `tag` or a tag nested under it.
 fn carries(note: &Note, tag: &str) -> bool {
-    note.tags.iter().any(|t| {
-        t.strip_prefix(tag)
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-    })
+    carries_tag(&note.tags, tag)
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! How this page stands with the world: the network, who is signed in on this browser,
-//! and the clock that counts down to the next attempt.
+//! whether the browser keeps the offline copy, and the clock that counts down to the next
+//! attempt.
 
 use leptos::prelude::*;
 
@@ -16,6 +17,9 @@ pub struct Connection {
     /// The page's session ended (its person signed out here or on another device, their
     /// password changed): the server refused this page's writes or closed its stream.
     pub session_ended: RwSignal<bool>,
+    /// This browser will not keep the offline copy (no IndexedDB, or its storage is
+    /// full): the page says so, and offline only the pages opened before are there.
+    pub no_offline_copy: RwSignal<bool>,
 }
 
 impl Default for Connection {
@@ -31,6 +35,7 @@ impl Connection {
             online: RwSignal::new(true),
             someone_else_signed_in: RwSignal::new(false),
             session_ended: RwSignal::new(false),
+            no_offline_copy: RwSignal::new(false),
         }
     }
 }

@@ -6,7 +6,8 @@ pub mod body;
 pub mod client;
 pub mod csrf;
 pub mod host;
-pub mod html;
+/// The one HTML escaper, shared with the browser's offline search (`app::text::html`).
+pub use app::text::html;
 pub mod paging;
 pub mod routing;
 pub mod security_headers;

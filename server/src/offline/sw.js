@@ -9,7 +9,11 @@
 //   links) are never kept. The kept page is served instead when there is
 //   no network, when the network answers with a server error (a reverse proxy's
 //   502/503/504 while the app restarts), and when the network has not answered within
-//   NAVIGATION_TIMEOUT_MS. A page never kept gets a short offline page instead.
+//   NAVIGATION_TIMEOUT_MS. A page never kept is made from the offline copy instead: the
+//   worker answers with a bare shell (this build's CSS, JS and wasm, and
+//   `<body data-user=<owner> data-offline-shell>`), in which the app renders the page in
+//   the browser from the notes the person's offline copy (IndexedDB) holds. With nobody
+//   signed in last, a short offline page.
 // - The wasm, JS and CSS: from the cache (their names carry content hashes, so a cached
 //   file can never belong to another build), else the network, then kept.
 // - Nothing else is touched: API requests, and every write, go straight to the network.
@@ -81,6 +85,7 @@ async function pageNetworkFirst(request) {
   const owner = await lastOwner();
   const fallback = owner === "-" ? undefined : await (await caches.open(PAGES_PREFIX + owner)).match(request);
   if (fallback) return fallback;
+  if (owner !== "-") return offlineShell(owner);
   if (first.response) return first.response;
   return offlinePage();
 }
@@ -122,6 +127,22 @@ async function lastOwner() {
 async function trim(pages) {
   const keys = await pages.keys();
   await Promise.all(keys.slice(0, Math.max(0, keys.length - KEEP_PAGES)).map((key) => pages.delete(key)));
+}
+
+// The app's shell for a page never kept: the app sees `data-offline-shell` and renders the
+// page from `owner`'s offline copy instead of hydrating server HTML. The owner is the
+// person last signed in on this browser, so no one else's copy is ever opened.
+function offlineShell(owner) {
+  const asset = (ext) => PRECACHE.find((path) => path.startsWith("/pkg/") && path.endsWith(ext));
+  const attr = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  const start = `import(${JSON.stringify(asset(".js"))}).then((app) =>
+  app.default({ module_or_path: ${JSON.stringify(asset(".wasm"))} }).then(() => app.hydrate()));`;
+  const html = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>oncenote</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml"><link rel="manifest" href="/manifest.webmanifest">
+<link rel="stylesheet" href="${attr(asset(".css"))}"><script type="module">${start}</script></head>
+<body data-user="${attr(owner)}" data-offline-shell><p>Opening your notes offline…</p></body></html>`;
+  return new Response(html, { status: 200, headers: { "content-type": "text/html; charset=utf-8" } });
 }
 
 function offlinePage() {

@@ -1,20 +1,19 @@
-//! Search: `GET /api/search` (`routes`), a page of results for the user's text (`find`),
-//! and escaped snippets with highlights (`snippet`). The query grammar, the fold, the
-//! tokens and the CJK bigrams are in `text`, shared with the storage, which runs the
+//! Search: `GET /api/search` (`routes`) and a page of results for the user's text
+//! (`find`). The query grammar, the fold, the tokens, the CJK bigrams and the escaped
+//! snippets with highlights are in `text` (most of it `app::text`, which the browser's
+//! offline search uses too), shared with the storage, which runs the
 //! query (FTS5 on SQLite, a `tsvector` on PostgreSQL); everything here is the same for
 //! every database.
 
 pub mod routes;
-pub mod snippet;
 
 use app::api::{SearchHit, SearchPage};
 
 use crate::error::ApiError;
 use crate::storage::Store;
 use crate::text::query;
+use app::text::snippet::{self, SNIPPET_CHARS};
 
-/// How much of a body a snippet shows, in characters.
-const SNIPPET_CHARS: usize = 160;
 /// The deepest a cursor may page: past this, a better query beats paging.
 const MAX_OFFSET: u32 = 10_000;
 

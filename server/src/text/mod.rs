@@ -1,5 +1,7 @@
 //! Text analysis shared by the search index and the search query: how a word is folded
-//! (`fold`), how text is cut into tokens (`tokens`), the bigrams of CJK text (`cjk`), a
+//! (`fold`), how text is cut into tokens (`tokens`), the bigrams of CJK text (`cjk`) —
+//! these three live in the app crate (`app::text`), which the browser's offline search
+//! uses too, so both sides fold and cut text alike — a
 //! note's words as PostgreSQL's index holds them (`document`), the search box's grammar
 //! with its FTS5 and `tsquery` renderings (`query`), the `#tags` of a note (`tags`) and
 //! its body rendered from Markdown and sanitized (`markdown`).
@@ -9,10 +11,9 @@
 //! is plain functions of text, the same for every database.
 
 pub mod addresses;
-pub mod cjk;
 pub mod document;
-pub mod fold;
 pub mod markdown;
 pub mod query;
 pub mod tags;
-pub mod tokens;
+
+pub use app::text::{cjk, fold, tokens};

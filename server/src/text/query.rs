@@ -1,33 +1,16 @@
-//! The search box grammar: what a user types, parsed once into a small [`SearchQuery`] and
-//! rendered from there into SQLite FTS5 `MATCH` syntax (or a PostgreSQL `tsquery`
-//! syntax). The user's text is never handed to the database as query syntax: every token
-//! leaves here as a quoted string literal, so `*`, `:`, `(`, `NEAR`, `AND` and friends are
-//! only ever words.
-//!
-//! The grammar:
-//! - `alpha beta` — notes with both words;
-//! - `"alpha beta"` — the phrase (an unclosed quote runs to the end of the input);
-//! - `-alpha`, `-"alpha beta"` — notes without the word or phrase;
-//! - `alpha or beta -gamma` — either group: (alpha) OR (beta AND NOT gamma); `or` is the
-//!   keyword in any case when it stands alone, unquoted and without `-`.
-//!
-//! Words are cut into tokens as [`super::tokens`] cuts them (as FTS5's `unicode61`
-//! does), so `e-mail` is the phrase "e mail" and `it's` the phrase "it s". A CJK token
-//! stays whole; it is matched by its bigrams (see [`super::cjk`]).
+//! The search box's query rendered for the databases: SQLite FTS5 `MATCH` syntax and a
+//! PostgreSQL `tsquery`. The grammar itself (what the user typed, parsed once into a
+//! [`SearchQuery`]) lives in the app crate (`app::text::query`), because the browser
+//! searches the notes it keeps offline with the same parse. The user's text is never
+//! handed to the database as query syntax: every token leaves here as a quoted string
+//! literal, so `*`, `:`, `(`, `NEAR`, `AND` and friends are only ever words.
 
-use std::fmt;
-use std::str::FromStr;
+pub use app::text::query::{
+    Group, MAX_TERM_CHARS, MAX_TERMS, QueryError, SearchQuery, Term, parse, take_tags,
+};
 
 use super::cjk::{self, Segment};
 use super::fold::fold;
-use super::tokens::tokenize;
-
-/// At most this many terms (included and excluded, in all groups) are kept; the rest of
-/// the input is ignored.
-pub const MAX_TERMS: usize = 32;
-
-/// A term's text is cut to this many characters before it is tokenized.
-pub const MAX_TERM_CHARS: usize = 200;
 
 /// The FTS5 columns holding the note's own words.
 const TEXT_COLUMNS: &str = "{title body}";
@@ -35,153 +18,23 @@ const TEXT_COLUMNS: &str = "{title body}";
 /// The FTS5 column holding the CJK bigrams of title and body.
 const CJK_COLUMN: &str = "cjk";
 
-/// Characters that open or close a phrase: the ASCII quote and the curly quotes that phone
-/// keyboards type in its place.
-const QUOTES: [char; 3] = ['"', '\u{201C}', '\u{201D}'];
-
-/// A parsed search: a note matches when it matches any of the groups.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SearchQuery {
-    /// The alternatives, joined by OR; never empty, and each has an included term.
-    pub groups: Vec<Group>,
-}
-
-/// Terms that must all hold: every `include` term is in the note and no `exclude` term is.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Group {
-    /// Terms the note must contain; never empty in a parsed query.
-    pub include: Vec<Term>,
-    /// Terms the note must not contain.
-    pub exclude: Vec<Term>,
-}
-
-/// One thing to look for, as lowercased tokens.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Term {
-    /// A single token.
-    Word(String),
-    /// Two or more tokens, in this order and next to each other.
-    Phrase(Vec<String>),
-}
-
-/// Why a search could not be run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum QueryError {
-    /// Nothing to look for: the input was empty, all punctuation, or only exclusions.
-    Empty,
-}
-
-impl fmt::Display for QueryError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            QueryError::Empty => f.write_str("type at least one word to search for"),
-        }
-    }
-}
-
-impl std::error::Error for QueryError {}
-
-/// Splits the `#tags` out of what the user typed: each word outside quotes that is `#`
-/// and a tag (see `app::api::tag_name`) asks for notes carrying that tag (or one nested
-/// under it); the rest is searched for as words. A quoted `"#work"` is a word.
-pub fn take_tags(input: &str) -> (Vec<String>, String) {
-    let mut tags = Vec::new();
-    let mut rest = String::with_capacity(input.len());
-    let mut quoted = false;
-    for word in input.split_inclusive(char::is_whitespace) {
-        let bare = word.trim_end();
-        if !quoted
-            && bare.starts_with('#')
-            && let Ok(tag) = app::api::tag_name(bare)
-        {
-            if !tags.contains(&tag) {
-                tags.push(tag);
-            }
-            rest.push(' ');
-            continue;
-        }
-        if word.chars().filter(|c| QUOTES.contains(c)).count() % 2 == 1 {
-            quoted = !quoted;
-        }
-        rest.push_str(word);
-    }
-    tags.truncate(MAX_TERMS);
-    (tags, rest)
-}
-
-/// Parses what the user typed into a [`SearchQuery`]; see [`SearchQuery::parse`].
-pub fn parse(input: &str) -> Result<SearchQuery, QueryError> {
-    SearchQuery::parse(input)
-}
-
-impl FromStr for SearchQuery {
-    type Err = QueryError;
-
-    fn from_str(input: &str) -> Result<Self, Self::Err> {
-        Self::parse(input)
-    }
-}
-
-impl SearchQuery {
-    /// Parses what the user typed. Never fails on odd input: anything that is not a word,
-    /// a quote, a leading `-` or a standalone `or` is only a separator between tokens.
-    /// Fails only when no group has a term to look for.
-    pub fn parse(input: &str) -> Result<Self, QueryError> {
-        let mut groups = Vec::new();
-        let mut group = Group::default();
-        let mut terms = 0;
-        let mut rest = input;
-        while terms < MAX_TERMS {
-            rest = rest.trim_start();
-            if rest.is_empty() {
-                break;
-            }
-            let (excluded, after_sign) = match rest.strip_prefix('-') {
-                Some(after) => (true, after),
-                None => (false, rest),
-            };
-            let text = if let Some(inside) = after_sign.strip_prefix(QUOTES) {
-                let (phrase, tail) = match inside.find(QUOTES) {
-                    Some(close) => split_after_char(inside, close),
-                    None => (inside, ""),
-                };
-                rest = tail;
-                phrase
-            } else {
-                let end = after_sign
-                    .find(char::is_whitespace)
-                    .unwrap_or(after_sign.len());
-                let (word, tail) = after_sign.split_at(end);
-                rest = tail;
-                if !excluded && word.eq_ignore_ascii_case("or") {
-                    groups.extend(finished(std::mem::take(&mut group)));
-                    continue;
-                }
-                word
-            };
-            let Some(term) = Term::from_text(text) else {
-                continue;
-            };
-            terms += 1;
-            if excluded {
-                group.exclude.push(term);
-            } else {
-                group.include.push(term);
-            }
-        }
-        groups.extend(finished(group));
-        if groups.is_empty() {
-            Err(QueryError::Empty)
-        } else {
-            Ok(Self { groups })
-        }
-    }
-
+/// A parsed query's renderings for the databases.
+pub trait QuerySyntax {
     /// Renders the query as an FTS5 `MATCH` expression over the columns `title`, `body`
     /// and `cjk`. Every token is a quoted string literal; groups are `(a AND b NOT c)`
     /// joined by ` OR ` (FTS5's NOT is binary and binds tighter than AND, which gives
     /// the same rows as `(a AND b) NOT c`).
-    pub fn to_fts5(&self) -> String {
+    fn to_fts5(&self) -> String;
+
+    /// Renders the query as a PostgreSQL `to_tsquery('simple', …)` expression over the
+    /// search document `document::words` makes: words folded the same way, each one a
+    /// quoted lexeme; phrases with `<->`; `!` for exclusion; groups `(a & b & !c)` joined
+    /// by ` | `. CJK tokens are the phrase of their bigrams, as on SQLite.
+    fn to_tsquery(&self) -> String;
+}
+
+impl QuerySyntax for SearchQuery {
+    fn to_fts5(&self) -> String {
         let groups: Vec<String> = self
             .groups
             .iter()
@@ -199,11 +52,7 @@ impl SearchQuery {
         groups.join(" OR ")
     }
 
-    /// Renders the query as a PostgreSQL `to_tsquery('simple', …)` expression over the
-    /// search document `document::words` makes: words folded the same way, each one a
-    /// quoted lexeme; phrases with `<->`; `!` for exclusion; groups `(a & b & !c)` joined
-    /// by ` | `. CJK tokens are the phrase of their bigrams, as on SQLite.
-    pub fn to_tsquery(&self) -> String {
+    fn to_tsquery(&self) -> String {
         let groups: Vec<String> = self
             .groups
             .iter()
@@ -221,56 +70,6 @@ impl SearchQuery {
             .collect();
         groups.join(" | ")
     }
-
-    /// Every included term of every group, once each, in order of appearance: what a
-    /// result snippet should highlight.
-    pub fn highlight_terms(&self) -> Vec<Term> {
-        let mut terms: Vec<Term> = Vec::new();
-        for term in self.groups.iter().flat_map(|group| &group.include) {
-            if !terms.contains(term) {
-                terms.push(term.clone());
-            }
-        }
-        terms
-    }
-}
-
-impl Term {
-    /// The term for one word or phrase as typed: cut to [`MAX_TERM_CHARS`], split into
-    /// lowercased tokens. `None` when it holds no letter or digit.
-    fn from_text(text: &str) -> Option<Self> {
-        let text = match text.char_indices().nth(MAX_TERM_CHARS) {
-            Some((cut, _)) => &text[..cut],
-            None => text,
-        };
-        let mut tokens = tokenize(text);
-        match tokens.len() {
-            0 => None,
-            1 => tokens.pop().map(Term::Word),
-            _ => Some(Term::Phrase(tokens)),
-        }
-    }
-
-    /// The term's tokens, in order.
-    pub fn tokens(&self) -> &[String] {
-        match self {
-            Term::Word(word) => std::slice::from_ref(word),
-            Term::Phrase(tokens) => tokens,
-        }
-    }
-}
-
-/// Splits `text` around the char starting at byte `at`, leaving that char out.
-fn split_after_char(text: &str, at: usize) -> (&str, &str) {
-    let (before, from) = text.split_at(at);
-    let mut chars = from.chars();
-    chars.next();
-    (before, chars.as_str())
-}
-
-/// The group, if it has something to look for.
-fn finished(group: Group) -> Option<Group> {
-    (!group.include.is_empty()).then_some(group)
 }
 
 fn has_cjk(token: &str) -> bool {

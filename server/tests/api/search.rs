@@ -356,6 +356,7 @@ async fn every_naughty_string_searched_for_is_answered_without_a_server_error() 
 /// How many notes the search's full-text match itself yields for `scope`, counted with
 /// the store's own match (before the scope or the trash is looked at).
 async fn matched_by_the_index(app: &TestApp, scope: &str, q: &str) -> i64 {
+    use server::text::query::QuerySyntax;
     let query = server::text::query::parse(q).expect("a query");
     match app.db.backend {
         Backend::Sqlite => {
@@ -513,6 +514,7 @@ async fn a_search_on_postgresql_is_planned_on_the_scoped_index_whatever_the_word
     let bea = user_id(&app, "bea").await;
     add_notes(&app, &bea, "bea-", "haystack", 20_000).await;
     for q in ["needle", "nowhere", "haystack"] {
+        use server::text::query::QuerySyntax;
         let query = server::text::query::parse(q).unwrap();
         let plan: Vec<String> = sqlx::query_scalar(&format!(
             "EXPLAIN {}",

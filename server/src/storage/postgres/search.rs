@@ -8,7 +8,7 @@ use crate::storage::StorageError;
 use crate::storage::rows::{NOTE_COLUMNS, NoteRow};
 use crate::text::cjk;
 use crate::text::document;
-use crate::text::query::SearchQuery;
+use crate::text::query::{QuerySyntax, SearchQuery};
 
 /// The search document of a note: title words (A), body words (B), CJK bigrams (C).
 pub(super) const SEARCH_DOCUMENT: &str = "setweight(to_tsvector('simple', $1), 'A') || \

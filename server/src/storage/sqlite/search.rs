@@ -7,7 +7,7 @@ use super::SqliteStore;
 use crate::storage::StorageError;
 use crate::storage::rows::{NOTE_COLUMNS, NoteRow};
 use crate::text::cjk;
-use crate::text::query::SearchQuery;
+use crate::text::query::{QuerySyntax, SearchQuery};
 
 /// How many of a search's matches (the newest) are ranked; results page through these.
 /// Past this many matches a query is too broad to read through anyway, and the

@@ -11,11 +11,14 @@
 
 use std::cell::Cell;
 
-use crate::http::html::escape_into;
-use crate::text::cjk::is_cjk;
-use crate::text::fold::fold_char;
-use crate::text::query::Term;
-use crate::text::tokens::{folded_words, is_token_char};
+use super::cjk::is_cjk;
+use super::fold::fold_char;
+use super::html::escape_into;
+use super::query::Term;
+use super::tokens::{folded_words, is_token_char};
+
+/// How much of a body a result's snippet shows, in characters (online and offline).
+pub const SNIPPET_CHARS: usize = 160;
 
 /// How far the window's ends may move to land on a space instead of inside a word.
 const SNAP_CHARS: usize = 20;

@@ -1,5 +1,5 @@
-//! The one HTML escaper of the server's hand-written HTML (the form's "not saved" page,
-//! the search snippets). Leptos escapes what its views render; this is for text put into
+//! The one HTML escaper of hand-written HTML (the server's "not saved" page, the search
+//! snippets, online and offline). Leptos escapes what its views render; this is for text put into
 //! HTML by `format!`.
 
 /// Text made safe to put in HTML, as element content or a quoted attribute (either quote).

@@ -1,0 +1,300 @@
+//! The offline copy: every note of the signed-in person, kept in this browser's IndexedDB
+//! and kept current from the change feed (PROTOCOL.md "Changes and live updates"), so
+//! that offline every note opens, the lists and tags work and the search finds what it
+//! finds online (`offline_pages` answers the pages from it).
+//!
+//! - One database per person, `oncenote-copy-<user id>`: another person signing in on
+//!   this browser opens their own and never reads this one; sign-out deletes it
+//!   (`sign_out.rs`) unless writes are unsaved.
+//! - Store `notes`: each note as the feed gave it (its `html` included), as JSON, keyed
+//!   by id. Store `meta`: the feed cursor (`cursor`, the `next` of the last page applied)
+//!   and the person's name for the masthead (`username`).
+//! - A sync pages `GET /api/changes?since=<cursor>` until `more` is false, each page in
+//!   one transaction with the cursor, so a sync cut off halfway resumes where it stopped.
+//!   A 410 `changes-expired` drops the copy and reads it again from `since=0`. One tab
+//!   syncs at a time (a Web Lock); the others skip.
+//! - It syncs at page load, every minute while online, and when the network comes back;
+//!   and every page of changes the live page reads (`live::on_applied`) is kept at once
+//!   (the cursor moves at the next sync).
+//! - Every read names the page's person (`X-Oncenote-User`): when the browser's cookie has
+//!   become someone else's, the server refuses, and their notes never enter this copy.
+//! - When the browser will not keep it (no IndexedDB in a private window, storage full)
+//!   the page says so and works as before: the copy is only a copy, and the unsaved
+//!   writes are in localStorage, never here.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::time::Duration;
+
+use leptos::prelude::*;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{IdbDatabase, IdbObjectStore, IdbTransaction, IdbTransactionMode};
+
+use super::idb::{self, IdbError};
+use super::{live, namespace, tab_lock};
+use crate::api::{CHANGES_MAX_LIMIT, CHANGES_PATH, Change, ChangeKind, Note, OWNER_HEADER};
+use crate::offline::feed::{self, Step};
+use crate::state::PageState;
+use crate::state::feed_cursor::FeedAnswer;
+
+/// The schema's version: a new store or index means a new version.
+const VERSION: u32 = 1;
+const NOTES: &str = "notes";
+const META: &str = "meta";
+const CURSOR: &str = "cursor";
+const USERNAME: &str = "username";
+/// How often the copy follows the feed while the page is open and online.
+const EVERY: Duration = Duration::from_secs(60);
+
+thread_local! {
+    static DATABASE: RefCell<Option<IdbDatabase>> = const { RefCell::new(None) };
+    static SYNCING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The database holding `user`'s copy.
+pub fn database_name(user: &str) -> String {
+    format!("oncenote-copy-{user}")
+}
+
+/// Keeps the copy current from now on: a sync at once (none when the copy is already at
+/// the seq the page was rendered at), then every minute and when the network comes back,
+/// and every page of changes the live page reads. `username` (from the page) is kept for
+/// the masthead offline.
+pub fn follow(page: PageState, username: Option<String>) {
+    leptos::task::spawn_local(async move {
+        if let Some(name) = username
+            && let Err(error) = keep_username(&name).await
+        {
+            refused(page, &error);
+        }
+        start_sync(page, true);
+    });
+    live::on_applied(move |changes| {
+        let changes = changes.to_vec();
+        leptos::task::spawn_local(async move {
+            if let Err(error) = apply(&changes, None).await {
+                refused(page, &error);
+            }
+        });
+    });
+    let _ = set_interval_with_handle(
+        move || {
+            if page.connection.online.get_untracked() {
+                sync(page);
+            }
+        },
+        EVERY,
+    );
+}
+
+/// Brings the copy up to date with the feed, unless a sync is going in this tab or
+/// another (then that one does it).
+pub fn sync(page: PageState) {
+    start_sync(page, false);
+}
+
+fn start_sync(page: PageState, at_page_load: bool) {
+    if SYNCING.get() || !page.connection.online.get_untracked() {
+        return;
+    }
+    let Some(user) = namespace::user() else {
+        return;
+    };
+    SYNCING.set(true);
+    leptos::task::spawn_local(async move {
+        let outcome =
+            tab_lock::exclusively(&format!("copy-{user}"), pull(&user, at_page_load)).await;
+        if let Some(Err(error)) = outcome {
+            refused(page, &error);
+        }
+        SYNCING.set(false);
+    });
+}
+
+/// Every note the copy holds (none when there is no copy).
+pub async fn load_notes() -> Result<Vec<Note>, IdbError> {
+    let db = database().await?;
+    let transaction = db.transaction_with_str(NOTES).map_err(js_failed)?;
+    let store = transaction.object_store(NOTES).map_err(js_failed)?;
+    let all = idb::settle(&store.get_all().map_err(js_failed)?).await?;
+    let all: js_sys::Array = all.dyn_into().map_err(js_failed)?;
+    Ok(all
+        .iter()
+        .filter_map(|value| value.as_string())
+        .filter_map(|json| serde_json::from_str(&json).ok())
+        .collect())
+}
+
+/// The name of the person whose copy this is, as last seen online.
+pub async fn username() -> Option<String> {
+    let db = database().await.ok()?;
+    let transaction = db.transaction_with_str(META).ok()?;
+    let store = transaction.object_store(META).ok()?;
+    let request = store.get(&JsValue::from_str(USERNAME)).ok()?;
+    idb::settle(&request).await.ok()?.as_string()
+}
+
+/// Deletes `user`'s copy (at sign-out).
+pub async fn forget(user: &str) -> Result<(), IdbError> {
+    if let Some(db) = DATABASE.with(|d| d.borrow_mut().take()) {
+        db.close();
+    }
+    idb::delete(&database_name(user)).await
+}
+
+/// The page's notice: this browser keeps no offline copy.
+fn refused(page: PageState, error: &IdbError) {
+    match error {
+        IdbError::Unavailable | IdbError::Full => page.connection.no_offline_copy.set(true),
+        IdbError::Failed(name) => leptos::logging::warn!("the offline copy failed: {name}"),
+    }
+}
+
+/// This person's database, opened once per page.
+async fn database() -> Result<IdbDatabase, IdbError> {
+    if let Some(db) = DATABASE.with(|d| d.borrow().clone()) {
+        return Ok(db);
+    }
+    // The offline shell's first readers run before the page's start has set the person.
+    let user = namespace::user()
+        .or_else(namespace::read_user_from_page)
+        .ok_or(IdbError::Unavailable)?;
+    let db = idb::open(&database_name(&user), VERSION, &[NOTES, META]).await?;
+    DATABASE.with(|d| *d.borrow_mut() = Some(db.clone()));
+    Ok(db)
+}
+
+fn js_failed(error: JsValue) -> IdbError {
+    IdbError::Failed(format!("{error:?}"))
+}
+
+fn writing(db: &IdbDatabase) -> Result<(IdbTransaction, IdbObjectStore, IdbObjectStore), IdbError> {
+    let names = js_sys::Array::of2(&NOTES.into(), &META.into());
+    let transaction = db
+        .transaction_with_str_sequence_and_mode(&names, IdbTransactionMode::Readwrite)
+        .map_err(js_failed)?;
+    let notes = transaction.object_store(NOTES).map_err(js_failed)?;
+    let meta = transaction.object_store(META).map_err(js_failed)?;
+    Ok((transaction, notes, meta))
+}
+
+async fn keep_username(name: &str) -> Result<(), IdbError> {
+    let db = database().await?;
+    let (transaction, _, meta) = writing(&db)?;
+    meta.put_with_key(&JsValue::from_str(name), &JsValue::from_str(USERNAME))
+        .map_err(js_failed)?;
+    idb::committed(&transaction).await
+}
+
+async fn cursor() -> Result<i64, IdbError> {
+    let db = database().await?;
+    let transaction = db.transaction_with_str(META).map_err(js_failed)?;
+    let store = transaction.object_store(META).map_err(js_failed)?;
+    let request = store.get(&JsValue::from_str(CURSOR)).map_err(js_failed)?;
+    Ok(idb::settle(&request)
+        .await?
+        .as_f64()
+        .map_or(0, |seq| seq as i64))
+}
+
+/// The feed's seq the page was rendered at (`<body data-seq>`), if it says.
+fn page_seq() -> Option<i64> {
+    web_sys::window()?
+        .document()?
+        .body()?
+        .get_attribute("data-seq")?
+        .parse()
+        .ok()
+}
+
+/// Pages the feed from the cursor until it has no more, applying each page.
+async fn pull(user: &str, at_page_load: bool) -> Result<(), IdbError> {
+    let mut since = cursor().await?;
+    if at_page_load && since > 0 && page_seq().is_some_and(|seq| since >= seq) {
+        return Ok(()); // nothing happened since the copy was last brought up to date
+    }
+    let mut started_over = false;
+    loop {
+        match read_page(user, since).await {
+            FeedAnswer::Page(page) => {
+                apply(&page.changes, Some(page.next)).await?;
+                if !page.more || page.next <= since {
+                    return Ok(());
+                }
+                since = page.next;
+            }
+            // Once per sync: a feed that keeps answering 410 from 0 is not one to follow.
+            FeedAnswer::Expired if !started_over => {
+                started_over = true;
+                clear().await?;
+                since = 0;
+            }
+            // Signed out, someone else's cookie, a server not answering: the copy stays as
+            // it is until a later sync.
+            FeedAnswer::Expired
+            | FeedAnswer::SignedOut
+            | FeedAnswer::SomeoneElseSignedIn
+            | FeedAnswer::TryLater => return Ok(()),
+        }
+    }
+}
+
+async fn read_page(user: &str, since: i64) -> FeedAnswer {
+    let url = format!("{CHANGES_PATH}?since={since}&limit={CHANGES_MAX_LIMIT}");
+    let sent = gloo_net::http::Request::get(&url)
+        .header(OWNER_HEADER, user)
+        .send()
+        .await;
+    let Ok(response) = sent else {
+        return FeedAnswer::TryLater;
+    };
+    let status = response.status();
+    let body = response.binary().await.unwrap_or_default();
+    FeedAnswer::read(status, &body)
+}
+
+/// Applies changes of the feed and moves the cursor to `next` (when they are a whole page
+/// read from the cursor), in one transaction.
+async fn apply(changes: &[Change], next: Option<i64>) -> Result<(), IdbError> {
+    let db = database().await?;
+    let (transaction, notes, meta) = writing(&db)?;
+    // The versions the copy holds of the notes this page brings, read in the same
+    // transaction, so a newer version another tab kept is never replaced by an older.
+    let mut kept: HashMap<String, i64> = HashMap::new();
+    for change in changes.iter().filter(|c| c.kind == ChangeKind::Upsert) {
+        let request = notes
+            .get(&JsValue::from_str(&change.note_id))
+            .map_err(js_failed)?;
+        let held = idb::settle(&request).await?.as_string();
+        if let Some(note) = held.and_then(|json| serde_json::from_str::<Note>(&json).ok()) {
+            kept.insert(note.id, note.version);
+        }
+    }
+    for step in feed::steps(changes, |id| kept.get(id).copied()) {
+        match step {
+            Step::Keep(note) => {
+                let json = serde_json::to_string(note).unwrap_or_default();
+                notes
+                    .put_with_key(&JsValue::from_str(&json), &JsValue::from_str(&note.id))
+                    .map_err(js_failed)?;
+            }
+            Step::Forget(id) => {
+                notes.delete(&JsValue::from_str(id)).map_err(js_failed)?;
+            }
+        }
+    }
+    if let Some(next) = next {
+        meta.put_with_key(&JsValue::from_f64(next as f64), &JsValue::from_str(CURSOR))
+            .map_err(js_failed)?;
+    }
+    idb::committed(&transaction).await
+}
+
+/// Drops every note and the cursor (before reading the feed again from 0).
+async fn clear() -> Result<(), IdbError> {
+    let db = database().await?;
+    let (transaction, notes, meta) = writing(&db)?;
+    notes.clear().map_err(js_failed)?;
+    meta.delete(&JsValue::from_str(CURSOR)).map_err(js_failed)?;
+    idb::committed(&transaction).await
+}

@@ -1,0 +1,222 @@
+import { test, expect, createNote, noteOnServer, NotesPage } from "./fixtures";
+import type { APIRequestContext, BrowserContext, Page, PlaywrightWorkerArgs } from "@playwright/test";
+import { E2E_USER } from "./global-setup";
+import { OwnServer } from "./server";
+
+// The offline copy (issue 17): after one online visit every note of the person is kept in
+// the browser (IndexedDB), so offline every note opens — even one never opened — the
+// search finds what it finds online (accents, CJK), and an offline edit of such a note is
+// saved once when the network is back. Another person on the same browser sees none of it.
+//
+// Offline here is the browser offline *and* the server gone (a server of the test's own):
+// the service worker's own fetches are not cut by `setOffline` alone, and it must find no
+// network to answer from the copy (as in offline.spec.ts).
+
+/** The ids the person's offline copy holds (IndexedDB `oncenote-copy-<user id>`). */
+async function keptIds(page: Page): Promise<string[]> {
+  return page.evaluate(async () => {
+    const name = `oncenote-copy-${document.body.dataset.user}`;
+    if (!(await indexedDB.databases()).some((d) => d.name === name)) return [];
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const open = indexedDB.open(name);
+      open.onsuccess = () => resolve(open.result);
+      open.onerror = () => reject(open.error);
+    });
+    try {
+      if (!db.objectStoreNames.contains("notes")) return [];
+      const keys = await new Promise<IDBValidKey[]>((resolve, reject) => {
+        const request = db.transaction("notes").objectStore("notes").getAllKeys();
+        request.onsuccess = () => resolve(request.result);
+        request.onerror = () => reject(request.error);
+      });
+      return keys.map(String);
+    } finally {
+      db.close();
+    }
+  });
+}
+
+async function copyNames(page: Page): Promise<string[]> {
+  return page.evaluate(async () =>
+    (await indexedDB.databases()).map((d) => d.name ?? "").filter((n) => n.startsWith("oncenote-copy-")),
+  );
+}
+
+/** A second person on `server`, made by invitation from the admin (accepted from a
+ * request context of its own: accepting signs in). */
+async function secondPerson(admin: APIRequestContext, playwright: PlaywrightWorkerArgs["playwright"], server: OwnServer) {
+  const invitation = await admin.post(`${server.url}/api/invitations`);
+  expect(invitation.status()).toBe(201);
+  const { token } = (await invitation.json()) as { token: string };
+  const bea = { username: `bea-${Date.now()}`, password: "bea's long password" };
+  const own = await playwright.request.newContext();
+  expect((await own.post(`${server.url}/api/invitations/${token}/accept`, { data: bea })).status()).toBe(201);
+  await own.dispose();
+  return bea;
+}
+
+/** Cuts the browser and the server off: only the service worker and the copy are left. */
+async function goOffline(context: BrowserContext, server: OwnServer) {
+  await context.setOffline(true);
+  await server.stop();
+}
+
+async function goOnline(context: BrowserContext, server: OwnServer) {
+  await server.start();
+  await context.setOffline(false);
+}
+
+test("after one online visit, a note never opened opens, is found and is edited offline, and the edit is saved once", async ({
+  page,
+  context,
+  notes,
+  unique,
+}) => {
+  const server = new OwnServer(3291);
+  await server.start();
+  await server.signIn(context);
+  try {
+    const api = context.request;
+    const accented = await createNote(api, unique("Crème brûlée"), "the café on the corner #dessert\n\nwith a **bold** claim", server.url);
+    const cjk = await createNote(api, unique("旅行"), "東京都庁に行きました", server.url);
+
+    await notes.goto(server.url);
+    await notes.offlineReady();
+    await expect.poll(() => keptIds(page), { timeout: 30_000 }).toEqual(expect.arrayContaining([accented.id, cjk.id]));
+
+    await goOffline(context, server);
+    // Never opened: the service worker has no page of it, so the app renders it from the copy.
+    await page.goto(`${server.url}/notes/${accented.id}`);
+    await notes.hydrated();
+    await expect(page.locator("body")).toHaveAttribute("data-offline-shell", "");
+    await expect(page.locator("#note-title")).toHaveText(accented.title);
+    await expect(page.getByTestId("note-body").locator("strong")).toHaveText("bold");
+    await expect(page.getByRole("link", { name: E2E_USER.username, exact: true })).toBeVisible();
+
+    // Search over the kept notes: accents folded both ways, CJK inside a sentence.
+    const results = page.getByTestId("search-results");
+    await page.goto(`${server.url}/search?q=${encodeURIComponent("creme CAFE")}`);
+    await notes.hydrated();
+    const hit = results.locator("li", { hasText: accented.title });
+    await expect(hit).toHaveCount(1);
+    await expect(hit.locator("mark").first()).toHaveText("café");
+    await page.goto(`${server.url}/search?q=${encodeURIComponent("都庁")}`);
+    await notes.hydrated();
+    await expect(results.locator("li", { hasText: cjk.title })).toHaveCount(1);
+    await expect(results.locator("li", { hasText: accented.title })).toHaveCount(0);
+
+    // The tags, a tag's page and the list work too.
+    await page.goto(`${server.url}/tags`);
+    await notes.hydrated();
+    await expect(page.getByRole("link", { name: "dessert" }).first()).toBeVisible();
+    await page.goto(`${server.url}/tags/dessert`);
+    await notes.hydrated();
+    await expect(notes.savedTitled(accented.title)).toHaveCount(1);
+    await expect(notes.savedTitled(cjk.title)).toHaveCount(0);
+    await page.goto(`${server.url}/trash`);
+    await notes.hydrated();
+    await expect(page.getByText(accented.title)).toHaveCount(0);
+
+    // Edit the never-opened note offline: queued, then saved once when the network is back.
+    await page.goto(`${server.url}/notes/${accented.id}`);
+    await notes.hydrated();
+    await page.getByRole("button", { name: "Edit" }).click();
+    await page.locator("#edit-body").fill("edited offline, never opened online");
+    await page.locator("form.edit").getByRole("button", { name: "Save" }).click();
+    await expect(page.getByTestId("pending-for-note").locator("li")).toHaveCount(1);
+
+    await goOnline(context, server);
+    await expect
+      .poll(async () => (await noteOnServer(api, accented.id, server.url))?.version, { timeout: 30_000 })
+      .toBe(2);
+    const saved = await noteOnServer(api, accented.id, server.url);
+    expect(saved?.body).toBe("edited offline, never opened online");
+    const revisions = (await (await api.get(`${server.url}/api/notes/${accented.id}/revisions`)).json()).revisions as Array<{ kind: string }>;
+    expect(revisions.map((r) => r.kind)).toEqual(["create", "edit"]);
+    // Sent once: a while later the note is still at version 2.
+    await page.waitForTimeout(2_000);
+    expect((await noteOnServer(api, accented.id, server.url))?.version).toBe(2);
+  } finally {
+    await server.stop();
+  }
+});
+
+test("another person signing in on the same browser sees none of the first person's copy", async ({
+  page,
+  context,
+  notes,
+  playwright,
+  unique,
+}) => {
+  const server = new OwnServer(3292);
+  await server.start();
+  await server.signIn(context);
+  try {
+    const api = context.request;
+    const secret = await createNote(api, unique("Ada's secret"), "zanzibar plans", server.url);
+    const bea = await secondPerson(api, playwright, server);
+
+    await notes.goto(server.url);
+    await notes.offlineReady();
+    await expect.poll(() => keptIds(page), { timeout: 30_000 }).toContain(secret.id);
+    const adaCopy = `oncenote-copy-${await page.evaluate(() => document.body.dataset.user)}`;
+
+    // Sign-out with nothing unsaved deletes the copy.
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL((url) => url.pathname === "/sign-in");
+    await expect.poll(() => copyNames(page)).not.toContain(adaCopy);
+
+    await page.getByLabel("Username").fill(bea.username);
+    await page.getByLabel("Password").fill(bea.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL((url) => !url.pathname.startsWith("/sign-in"));
+    await notes.hydrated();
+    const beaId = await page.evaluate(() => document.body.dataset.user ?? "");
+    await expect.poll(() => copyNames(page), { timeout: 30_000 }).toEqual([`oncenote-copy-${beaId}`]);
+    expect(await keptIds(page)).not.toContain(secret.id);
+
+    await goOffline(context, server);
+    await page.goto(`${server.url}/notes/${secret.id}`);
+    await notes.hydrated();
+    await expect(page.locator("body")).toHaveAttribute("data-user", beaId);
+    await expect(page.getByText(secret.title)).toHaveCount(0);
+    await page.goto(`${server.url}/search?q=zanzibar`);
+    await notes.hydrated();
+    await expect(page.getByText("No notes match")).toBeVisible();
+    await expect(page.getByText(secret.title)).toHaveCount(0);
+    await context.setOffline(false);
+  } finally {
+    await server.stop();
+  }
+});
+
+test("a note written on another device while the page is open enters the copy at once, without waiting for the next sync", async ({
+  page,
+  context,
+  notes,
+  unique,
+}) => {
+  await notes.goto();
+  await expect.poll(() => keptIds(page), { timeout: 30_000 }).not.toHaveLength(0);
+  // The periodic sync is a minute away: the live page's read of the feed brings it.
+  const elsewhere = await createNote(context.request, unique("Written elsewhere"), "from the phone");
+  await expect.poll(() => keptIds(page), { timeout: 10_000 }).toContain(elsewhere.id);
+});
+
+test("a browser that cannot keep the copy says so and still saves every note", async ({ browser, baseURL, unique }) => {
+  // Signed out at first (not the shared session: signing in over it would end it).
+  const context = await browser.newContext({ baseURL, storageState: { cookies: [], origins: [] } });
+  await context.addInitScript(() => {
+    // As in a private window that keeps no IndexedDB.
+    Object.defineProperty(window, "indexedDB", { value: undefined });
+  });
+  expect((await context.request.post("/api/session", { data: E2E_USER })).status()).toBe(204);
+  const page = await context.newPage();
+  const notes = new NotesPage(page);
+  await notes.goto();
+  await expect(page.getByTestId("no-offline-copy")).toContainText("cannot keep your notes offline");
+  const title = unique("Saved without a copy");
+  await notes.save(title);
+  await expect(notes.savedTitled(title)).toHaveCount(1);
+  await context.close();
+});
