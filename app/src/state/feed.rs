@@ -121,6 +121,11 @@ mod tests {
     use super::*;
     use crate::api::Note;
 
+    /// Signals need a reactive owner (and, with the server's features, its arena).
+    fn in_an_owner(test: impl FnOnce()) {
+        leptos::prelude::Owner::new().with(test);
+    }
+
     fn note(id: &str, version: i64) -> Note {
         Note {
             id: id.into(),
@@ -158,56 +163,66 @@ mod tests {
 
     #[test]
     fn a_note_written_elsewhere_replaces_the_older_copy_and_is_marked_changed_elsewhere() {
-        let (notes, feed) = (KnownNotes::new(), Feed::new());
-        notes.learn_notes(vec![note("a", 1)]);
-        feed.apply(&notes, &[upsert(7, note("a", 2)), upsert(8, note("b", 1))]);
-        assert_eq!(notes.latest("a").map(|n| n.version), Some(2));
-        assert_eq!(notes.latest("b").map(|n| n.version), Some(1));
-        assert!(feed.changed_after("a", 1));
-        assert!(
-            !feed.changed_after("a", 2),
-            "not after the version it brought"
-        );
-        assert!(feed.changed_after("b", 0));
+        in_an_owner(|| {
+            let (notes, feed) = (KnownNotes::new(), Feed::new());
+            notes.learn_notes(vec![note("a", 1)]);
+            feed.apply(&notes, &[upsert(7, note("a", 2)), upsert(8, note("b", 1))]);
+            assert_eq!(notes.latest("a").map(|n| n.version), Some(2));
+            assert_eq!(notes.latest("b").map(|n| n.version), Some(1));
+            assert!(feed.changed_after("a", 1));
+            assert!(
+                !feed.changed_after("a", 2),
+                "not after the version it brought"
+            );
+            assert!(feed.changed_after("b", 0));
+        })
     }
 
     #[test]
     fn a_change_the_page_already_has_changes_nothing_and_is_not_counted_as_elsewhere() {
-        let (notes, feed) = (KnownNotes::new(), Feed::new());
-        // This tab's own edit: its answer came before the feed told of it.
-        notes.learn_notes(vec![note("a", 3)]);
-        feed.apply(&notes, &[upsert(4, note("a", 3)), upsert(2, note("a", 2))]);
-        assert_eq!(notes.latest("a").map(|n| n.title), Some("a v3".to_owned()));
-        assert!(!feed.changed_after("a", 0));
-        assert_eq!(feed.applied.get_untracked(), 1);
+        in_an_owner(|| {
+            let (notes, feed) = (KnownNotes::new(), Feed::new());
+            // This tab's own edit: its answer came before the feed told of it.
+            notes.learn_notes(vec![note("a", 3)]);
+            feed.apply(&notes, &[upsert(4, note("a", 3)), upsert(2, note("a", 2))]);
+            assert_eq!(notes.latest("a").map(|n| n.title), Some("a v3".to_owned()));
+            assert!(!feed.changed_after("a", 0));
+            assert_eq!(feed.applied.get_untracked(), 1);
+        })
     }
 
     #[test]
     fn a_note_deleted_for_good_elsewhere_is_forgotten_and_said_to_be_purged_elsewhere() {
-        let (notes, feed) = (KnownNotes::new(), Feed::new());
-        notes.learn_notes(vec![note("a", 1)]);
-        feed.apply(&notes, &[purge(9, "a")]);
-        assert!(notes.latest("a").is_none());
-        assert!(notes.is_gone("a"));
-        assert!(feed.purged("a"));
+        in_an_owner(|| {
+            let (notes, feed) = (KnownNotes::new(), Feed::new());
+            notes.learn_notes(vec![note("a", 1)]);
+            feed.apply(&notes, &[purge(9, "a")]);
+            assert!(notes.latest("a").is_none());
+            assert!(notes.is_gone("a"));
+            assert!(feed.purged("a"));
+        })
     }
 
     #[test]
     fn a_delete_this_tab_made_itself_is_not_said_to_be_elsewhere() {
-        let (notes, feed) = (KnownNotes::new(), Feed::new());
-        notes.learn_notes(vec![note("a", 1)]);
-        notes.forget("a");
-        feed.apply(&notes, &[purge(9, "a")]);
-        assert!(notes.is_gone("a"));
-        assert!(!feed.purged("a"));
+        in_an_owner(|| {
+            let (notes, feed) = (KnownNotes::new(), Feed::new());
+            notes.learn_notes(vec![note("a", 1)]);
+            notes.forget("a");
+            feed.apply(&notes, &[purge(9, "a")]);
+            assert!(notes.is_gone("a"));
+            assert!(!feed.purged("a"));
+        })
     }
 
     #[test]
     fn the_newest_version_from_elsewhere_is_kept_whatever_the_order_of_pages() {
-        let (notes, feed) = (KnownNotes::new(), Feed::new());
-        feed.apply(&notes, &[upsert(5, note("a", 4))]);
-        feed.apply(&notes, &[upsert(6, note("a", 6))]);
-        assert!(feed.changed_after("a", 5));
-        assert!(!feed.changed_after("a", 6));
+        in_an_owner(|| {
+            let (notes, feed) = (KnownNotes::new(), Feed::new());
+            feed.apply(&notes, &[upsert(5, note("a", 4))]);
+            feed.apply(&notes, &[upsert(6, note("a", 6))]);
+            assert!(feed.changed_after("a", 5));
+            assert!(!feed.changed_after("a", 6));
+        })
     }
 }
