@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 mod changes;
+mod files;
 mod problem;
 mod tags;
 mod tasks;
@@ -11,6 +12,10 @@ mod tasks;
 pub use changes::{
     CHANGE_EVENT, CHANGES_MAX_LIMIT, CHANGES_PATH, Change, ChangeEvent, ChangeKind, ChangesPage,
     EVENTS_PATH, SIGNED_OUT_EVENT,
+};
+pub use files::{
+    FILE_MAX_BYTES_DEFAULT, FILES_API_PATH, FILES_PATH, FileAnswer, FileInfo, FileList,
+    file_href, is_file_name, referred_files,
 };
 pub use problem::{Problem, ProblemSlug};
 pub use tags::{

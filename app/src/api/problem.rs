@@ -113,6 +113,12 @@ problem_slugs! {
     TooManyStreams => "too-many-streams",
     /// 503: the server holds as many live streams as it allows; retried later.
     StreamsFull => "streams-full",
+    /// 422: the bytes of an upload do not hash to the name they were sent under.
+    HashMismatch => "hash-mismatch",
+    /// 413: the upload would take the person past their room for files.
+    QuotaExceeded => "quota-exceeded",
+    /// 429: this person has as many uploads running as the server allows at once.
+    TooManyUploads => "too-many-uploads",
     /// 500: the server failed (a bug); nothing was saved.
     Internal => "internal",
 }
