@@ -86,9 +86,15 @@ test("after one online visit, a note never opened opens, is found and is edited 
 
     await goOffline(context, server);
     // Never opened: the service worker has no page of it, so the app renders it from the copy.
-    await page.goto(`${server.url}/notes/${accented.id}`);
+    const shell = await page.goto(`${server.url}/notes/${accented.id}`);
     await notes.hydrated();
     await expect(page.locator("body")).toHaveAttribute("data-offline-shell", "");
+    // The shell the worker writes is held to the server's page policy: its one inline script
+    // runs by its nonce, and nothing else inline would.
+    const policy = shell?.headers()["content-security-policy"] ?? "";
+    expect(policy).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]{24}' 'wasm-unsafe-eval'/);
+    expect(policy).not.toContain("unsafe-inline");
+    expect(shell?.headers()["x-content-type-options"]).toBe("nosniff");
     await expect(page.locator("#note-title")).toHaveText(accented.title);
     await expect(page.getByTestId("note-body").locator("strong")).toHaveText("bold");
     await expect(page.getByRole("link", { name: E2E_USER.username, exact: true })).toBeVisible();

@@ -14,6 +14,8 @@ use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
 
+use crate::http::security_headers;
+
 const TEMPLATE: &str = include_str!("offline/sw.js");
 
 /// What the worker must know about this build.
@@ -77,9 +79,12 @@ impl ShellBuild {
     pub fn script(&self) -> String {
         let precache = serde_json::to_string(&self.precache).unwrap_or_else(|_| "[]".to_owned());
         let id = serde_json::to_string(&self.id).unwrap_or_else(|_| "\"dev\"".to_owned());
+        let policy = serde_json::to_string(&security_headers::page_policy("__NONCE__"))
+            .unwrap_or_else(|_| "\"default-src 'none'\"".to_owned());
         TEMPLATE
             .replace("\"__BUILD_ID__\"", &id)
             .replace("[\"__PRECACHE__\"]", &precache)
+            .replace("\"__PAGE_POLICY__\"", &policy)
     }
 }
 

@@ -24,6 +24,30 @@
 
 const BUILD = "__BUILD_ID__";
 const PRECACHE = ["__PRECACHE__"];
+// The server's page policy with `__NONCE__` where each page's own nonce goes: the shell
+// this worker writes is held to the same Content-Security-Policy as a page the server
+// renders (its one inline script carries a fresh nonce; nothing else inline runs).
+const PAGE_POLICY = "__PAGE_POLICY__";
+// The "you are offline" page runs no script at all; its style is inline.
+const OFFLINE_PAGE_POLICY =
+  "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+function nonce() {
+  const bytes = crypto.getRandomValues(new Uint8Array(18));
+  return btoa(String.fromCharCode(...bytes));
+}
+
+function html(body, policy) {
+  return new Response(body, {
+    status: 200,
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "content-security-policy": policy,
+      "x-content-type-options": "nosniff",
+      "referrer-policy": "same-origin",
+    },
+  });
+}
 const CACHE = `oncenote-${BUILD}`;
 // Pages seen, for reading offline, per person: not tied to a build (a page keeps its own
 // asset names).
@@ -133,26 +157,27 @@ async function trim(pages) {
 // page from `owner`'s offline copy instead of hydrating server HTML. The owner is the
 // person last signed in on this browser, so no one else's copy is ever opened.
 function offlineShell(owner) {
+  const once = nonce();
   const asset = (ext) => PRECACHE.find((path) => path.startsWith("/pkg/") && path.endsWith(ext));
   const attr = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
   const start = `import(${JSON.stringify(asset(".js"))}).then((app) =>
   app.default({ module_or_path: ${JSON.stringify(asset(".wasm"))} }).then(() => app.hydrate()));`;
-  const html = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
+  const page = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>oncenote</title>
 <link rel="icon" href="/favicon.svg" type="image/svg+xml"><link rel="manifest" href="/manifest.webmanifest">
-<link rel="stylesheet" href="${attr(asset(".css"))}"><script type="module">${start}</script></head>
+<link rel="stylesheet" href="${attr(asset(".css"))}"><script type="module" nonce="${once}">${start}</script></head>
 <body data-user="${attr(owner)}" data-offline-shell><p>Opening your notes offline…</p></body></html>`;
-  return new Response(html, { status: 200, headers: { "content-type": "text/html; charset=utf-8" } });
+  return html(page, PAGE_POLICY.replace("__NONCE__", once));
 }
 
 function offlinePage() {
-  const html = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
+  const page = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>Offline — oncenote</title></head>
 <body style="font: 16px/1.5 system-ui, sans-serif; max-width: 40rem; margin: 2rem auto; padding: 0 1rem">
 <h1>You are offline</h1><p>This page was not opened before (while signed in), so it is not kept on this device.
 Notes you saved are safe; unsaved ones are sent when the network is back.</p>
 <p><a href="/">Go to your notes</a></p></body></html>`;
-  return new Response(html, { status: 200, headers: { "content-type": "text/html; charset=utf-8" } });
+  return html(page, OFFLINE_PAGE_POLICY);
 }
 
 async function assetCacheFirst(request) {
