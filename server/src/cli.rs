@@ -33,6 +33,8 @@ Configuration comes from the environment; nothing is required:
                                  and the trash is emptied (300)
   ONCENOTE_TRASH_DAYS            the trash empties itself after this many days (30)
   ONCENOTE_TOMBSTONE_DAYS        a delete for good is remembered this many days (365)
+  ONCENOTE_FILE_GRACE_DAYS       a file no note refers to is swept after this
+                                 many days (7)
   ONCENOTE_HEADER_TIMEOUT_SECS   time allowed for a request's headers (10)
   ONCENOTE_BODY_TIMEOUT_SECS     time allowed for a request's body (30)
   ONCENOTE_MAX_CONNECTIONS       connections open at once, then 503 (4096, less
@@ -157,6 +159,10 @@ pub fn check_config(config: anyhow::Result<Config>) -> Result<Vec<String>, Vec<S
         format!(
             "deletes for good  remembered {} days",
             secs(config.tombstone_retention) / 86_400
+        ),
+        format!(
+            "unused files      swept after {} days",
+            secs(config.file_grace) / 86_400
         ),
     ];
     Ok(lines.into_iter().chain(warnings).collect())

@@ -30,6 +30,10 @@ pub struct Config {
     /// and every key that wrote to the note), so a late retry of one of those writes is
     /// told "deleted elsewhere" rather than making the note again.
     pub tombstone_retention: Duration,
+    /// `ONCENOTE_FILE_GRACE_DAYS`: a file no note refers to (never did, or lost its last
+    /// note to a delete for good) is swept once it was last uploaded or last lost a
+    /// reference this long ago. A file referred to again before then is kept.
+    pub file_grace: Duration,
     /// `ONCENOTE_BUILD_ID`: names the service worker's cache instead of the asset hashes
     /// (for a deployment that wants its own version names, and for tests).
     pub build_id: Option<String>,
@@ -255,6 +259,7 @@ impl Config {
             tombstone_retention: Duration::from_secs(
                 days("ONCENOTE_TOMBSTONE_DAYS", 365)?.max(1) * 86_400,
             ),
+            file_grace: Duration::from_secs(days("ONCENOTE_FILE_GRACE_DAYS", 7)? * 86_400),
             build_id: var("ONCENOTE_BUILD_ID"),
             allowed_hosts: var("ONCENOTE_ALLOWED_HOSTS")
                 .map(|list| parse_hosts(&list))
@@ -333,6 +338,7 @@ impl Config {
             sweep_interval: Duration::from_secs(300),
             trash_retention: Duration::from_secs(30 * 86_400),
             tombstone_retention: Duration::from_secs(365 * 86_400),
+            file_grace: Duration::from_secs(7 * 86_400),
             build_id: None,
             allowed_hosts: Vec::new(),
             header_timeout: Duration::from_secs(10),

@@ -70,6 +70,7 @@ impl Application {
             config.trash_retention,
             config.sign_in_window,
             config.tombstone_retention,
+            config.file_grace,
         );
         let base_url = format!("http://{}", listener.local_addr()?);
         accounts::setup::on_start(&store, &config, &base_url).await?;

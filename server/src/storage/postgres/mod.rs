@@ -17,6 +17,7 @@
 
 mod accounts;
 mod changes;
+mod file_refs;
 mod keys;
 mod limits;
 pub mod listen;
