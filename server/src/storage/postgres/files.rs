@@ -108,6 +108,26 @@ impl PgStore {
         }))
     }
 
+    pub async fn touch_file(
+        &self,
+        scope: &str,
+        sha256: &str,
+        now: &str,
+    ) -> Result<Option<StoredFile>, StorageError> {
+        if unstorable(scope) || unstorable(sha256) {
+            return Ok(None);
+        }
+        let row: Option<FileRow> = sqlx::query_as(&format!(
+            "UPDATE files SET last_seen_at = $3 WHERE scope = $1 AND sha256 = $2 RETURNING {FILE_COLUMNS}"
+        ))
+        .bind(scope)
+        .bind(sha256)
+        .bind(now)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.map(stored))
+    }
+
     pub async fn file(&self, scope: &str, sha256: &str) -> Result<Option<StoredFile>, StorageError> {
         if unstorable(scope) || unstorable(sha256) {
             return Ok(None);

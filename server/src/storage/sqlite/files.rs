@@ -96,6 +96,23 @@ impl SqliteStore {
         }))
     }
 
+    pub async fn touch_file(
+        &self,
+        scope: &str,
+        sha256: &str,
+        now: &str,
+    ) -> Result<Option<StoredFile>, StorageError> {
+        let row: Option<FileRow> = sqlx::query_as(&format!(
+            "UPDATE files SET last_seen_at = ? WHERE scope = ? AND sha256 = ? RETURNING {FILE_COLUMNS}"
+        ))
+        .bind(now)
+        .bind(scope)
+        .bind(sha256)
+        .fetch_optional(&self.writer)
+        .await?;
+        Ok(row.map(stored))
+    }
+
     pub async fn file(&self, scope: &str, sha256: &str) -> Result<Option<StoredFile>, StorageError> {
         let row: Option<FileRow> = sqlx::query_as(&format!(
             "SELECT {FILE_COLUMNS} FROM files WHERE scope = ? AND sha256 = ?"

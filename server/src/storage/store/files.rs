@@ -25,6 +25,10 @@ delegate! {
         /// nothing written) or the person has the file already (`AlreadyThere`, its
         /// `last_seen_at` set to `now`; also when another upload of it finished first).
         fn insert_file(&self, scope: &str, sha256: &str, size: u64, content_type: &str, spool: &Path, quota: u64, now: &str) -> Result<FileInsert, StorageError>;
+        /// The person's file, if they have it, marked seen at `now` (its `last_seen_at`): an
+        /// upload answered from what is stored, without reading its body, still counts as
+        /// an upload for the sweep's grace period.
+        fn touch_file(&self, scope: &str, sha256: &str, now: &str) -> Result<Option<StoredFile>, StorageError>;
         /// The person's file, if they have it.
         fn file(&self, scope: &str, sha256: &str) -> Result<Option<StoredFile>, StorageError>;
         /// The file's chunks `first..=last`, in order (fewer if the file has fewer).
