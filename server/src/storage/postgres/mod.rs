@@ -18,6 +18,7 @@
 mod accounts;
 mod changes;
 mod file_refs;
+mod files;
 mod keys;
 mod limits;
 pub mod listen;

@@ -17,6 +17,7 @@ mod accounts;
 pub mod backup;
 mod changes;
 mod file_refs;
+mod files;
 mod keys;
 mod limits;
 mod note_writes;
