@@ -34,29 +34,8 @@ async fn sweeping_app() -> TestApp {
     .await
 }
 
-/// TEMPORARY stand-in until files-server is merged.
-async fn upload(app: &TestApp, bytes: &[u8]) -> String {
-    let sha256 = sha256_of(bytes);
-    let scope: String = sqlx::query_scalar("SELECT id FROM users WHERE username = 'admin'")
-        .fetch_one(&app.pool)
-        .await
-        .unwrap();
-    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
-    sqlx::query("INSERT INTO files (scope, sha256, size, content_type, created_at, last_seen_at) VALUES ($1, $2, $3, 'image/png', $4, $4)")
-        .bind(&scope).bind(&sha256).bind(bytes.len() as i64).bind(&now)
-        .execute(&app.pool).await.unwrap();
-    sqlx::query("INSERT INTO file_chunks (scope, sha256, idx, bytes) VALUES ($1, $2, 0, $3)")
-        .bind(&scope).bind(&sha256).bind(bytes.to_vec())
-        .execute(&app.pool).await.unwrap();
-    sqlx::query("INSERT INTO file_usage (scope, used_bytes) VALUES ($1, $2) ON CONFLICT (scope) DO UPDATE SET used_bytes = file_usage.used_bytes + $2")
-        .bind(&scope).bind(bytes.len() as i64)
-        .execute(&app.pool).await.unwrap();
-    sha256
-}
-
 /// Uploads `bytes` as the admin: `PUT /api/files/{sha256}`. Returns the name.
-#[allow(dead_code)]
-async fn upload_put(app: &TestApp, bytes: &[u8]) -> String {
+async fn upload(app: &TestApp, bytes: &[u8]) -> String {
     let sha256 = sha256_of(bytes);
     let response = app
         .client
