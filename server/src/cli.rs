@@ -216,12 +216,15 @@ pub async fn backup(config: &Config, to: &Path) -> anyhow::Result<String> {
         DatabaseUrl::Sqlite(url) => {
             let report = backup::backup(url, to).await?;
             Ok(format!(
-                "wrote {} ({} bytes): {} accounts, {} notes, {} revisions; integrity ok",
+                "wrote {} ({} bytes): {} accounts, {} notes, {} revisions, {} files \
+                 ({} bytes); integrity ok",
                 to.display(),
                 report.bytes,
                 report.users,
                 report.notes,
-                report.revisions
+                report.revisions,
+                report.files,
+                report.file_bytes
             ))
         }
         DatabaseUrl::Postgres(_) => anyhow::bail!(
@@ -335,11 +338,44 @@ mod tests {
             .unwrap();
         let config = Config::for_tests(url);
         let to = dir.path().join("copy.db");
+        // A file, as an upload stores it (its row, its chunk, its usage).
+        let bytes = b"\x89PNG\r\n\x1a\nbacked up".to_vec();
+        let spool = dir.path().join("upload");
+        std::fs::write(&spool, &bytes).unwrap();
+        let sha256 = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(&bytes));
+        store
+            .files()
+            .insert_file(
+                "someone",
+                &sha256,
+                bytes.len() as u64,
+                "image/png",
+                &spool,
+                1 << 20,
+                "2026-12-01T00:00:00.000000Z",
+            )
+            .await
+            .unwrap();
         let said = backup(&config, &to).await.unwrap();
         assert!(
-            said.contains("0 notes") && said.contains("integrity ok"),
+            said.contains("0 notes")
+                && said.contains(&format!("1 files ({} bytes)", bytes.len()))
+                && said.contains("integrity ok"),
             "{said}"
         );
+        let copy = crate::storage::Store::open(&Config::for_tests(format!(
+            "sqlite://{}",
+            to.display()
+        )))
+        .await
+        .unwrap();
+        let chunks = copy
+            .files()
+            .file_chunks("someone", &sha256, 0, 0)
+            .await
+            .unwrap();
+        assert_eq!(chunks.concat(), bytes, "the backup holds the file's bytes");
+        copy.close().await;
         let again = backup(&config, &to).await.unwrap_err();
         assert!(again.to_string().contains("never overwrites"), "{again}");
         store.close().await;
