@@ -124,14 +124,14 @@ async fn upload(
 }
 
 /// What the body was.
-struct Received {
-    sha256: String,
-    size: u64,
+pub(crate) struct Received {
+    pub(crate) sha256: String,
+    pub(crate) size: u64,
 }
 
 /// Streams `body` into `spool`, hashing and counting it: at most `max` bytes, at most
 /// `idle` between two frames, [`UPLOAD_TOTAL_TIME`] in all.
-async fn receive(
+pub(crate) async fn receive(
     body: Body,
     spool: &mut SpoolFile,
     max: u64,
@@ -182,7 +182,7 @@ fn too_large(max: u64) -> ApiError {
 
 /// A spool file that could not be written: a full disk is 507 `storage-full` (the client
 /// retries later, as for a full database), anything else a failure of the server.
-fn spool_failure(error: std::io::Error) -> ApiError {
+pub(crate) fn spool_failure(error: std::io::Error) -> ApiError {
     if error.kind() == std::io::ErrorKind::StorageFull {
         ApiError::StorageFull
     } else {
