@@ -363,12 +363,10 @@ mod tests {
                 && said.contains("integrity ok"),
             "{said}"
         );
-        let copy = crate::storage::Store::open(&Config::for_tests(format!(
-            "sqlite://{}",
-            to.display()
-        )))
-        .await
-        .unwrap();
+        let copy =
+            crate::storage::Store::open(&Config::for_tests(format!("sqlite://{}", to.display())))
+                .await
+                .unwrap();
         let chunks = copy
             .files()
             .file_chunks("someone", &sha256, 0, 0)

@@ -196,7 +196,7 @@ async fn a_sqlite_install_copied_to_postgres_keeps_every_note_key_and_session_an
 
 #[tokio::test]
 async fn a_sqlite_install_copied_to_postgres_serves_every_file_and_keeps_its_references_and_usage()
- {
+{
     if backend() != Backend::Postgres {
         eprintln!("copy-to needs PostgreSQL: it runs in the suite's PostgreSQL pass");
         return;

@@ -71,9 +71,8 @@ async fn an_export_carries_its_files_and_an_import_makes_them_another_person_s_o
     let (image_name, document_name) = (sha256_of(&image), sha256_of(&document));
     upload(&app.client, &app, &image, "image/png").await;
     upload(&app.client, &app, &document, "application/pdf").await;
-    let body = format!(
-        "![whiteboard](/files/{image_name})\n\n[the plan](/files/{document_name})\n"
-    );
+    let body =
+        format!("![whiteboard](/files/{image_name})\n\n[the plan](/files/{document_name})\n");
     app.create("Meeting", &body).await;
 
     let export = app.get("/api/export").await;
@@ -122,7 +121,10 @@ async fn an_export_carries_its_files_and_an_import_makes_them_another_person_s_o
             .unwrap()
             .starts_with("attachment")
     );
-    assert_eq!(attachment.bytes().await.unwrap().as_ref(), document.as_slice());
+    assert_eq!(
+        attachment.bytes().await.unwrap().as_ref(),
+        document.as_slice()
+    );
     let theirs = files_of(&bob, &app).await;
     assert_eq!(theirs.files.len(), 2);
     assert_eq!(theirs.used_bytes, (image.len() + document.len()) as u64);
@@ -160,8 +162,7 @@ async fn an_export_carries_its_files_and_an_import_makes_them_another_person_s_o
 
 /// An export of one note and the given files (name → bytes), as `GET /api/export` makes it.
 fn export_with(files: &[(&str, &[u8])]) -> Vec<u8> {
-    let options =
-        SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    let options = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
     let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     let notes = json!({
         "format": "oncenote-export",
@@ -219,7 +220,8 @@ async fn an_export_whose_file_does_not_hash_to_its_name_is_422_and_imports_nothi
 }
 
 #[tokio::test]
-async fn an_exported_file_larger_than_the_server_takes_is_413_after_unpacking_and_imports_nothing() {
+async fn an_exported_file_larger_than_the_server_takes_is_413_after_unpacking_and_imports_nothing()
+{
     let app = spawn_app_with(|c| c.file_max_bytes = 10_000).await;
     // 100 KB of zeros: deflated to a few hundred bytes, unpacked past the limit.
     let big = vec![0u8; 100_000];

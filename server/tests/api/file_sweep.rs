@@ -124,7 +124,10 @@ async fn a_file_no_note_refers_to_is_swept_after_the_grace_with_its_bytes_and_it
 
     // Inside the grace: a sweep keeps it.
     sweep_once(&app).await;
-    assert!(is_stored(&app, &unused_name).await, "swept inside the grace");
+    assert!(
+        is_stored(&app, &unused_name).await,
+        "swept inside the grace"
+    );
 
     age(&app, &unused_name).await;
     age(&app, &kept_name).await;
@@ -137,7 +140,11 @@ async fn a_file_no_note_refers_to_is_swept_after_the_grace_with_its_bytes_and_it
     );
     assert!(is_stored(&app, &kept_name).await, "a referred file went");
     assert_eq!(app.get(&format!("/files/{kept_name}")).await.status(), 200);
-    assert_eq!(used_bytes(&app).await, kept.len() as i64, "the usage is exact");
+    assert_eq!(
+        used_bytes(&app).await,
+        kept.len() as i64,
+        "the usage is exact"
+    );
 }
 
 #[tokio::test]
@@ -145,7 +152,10 @@ async fn a_file_referred_to_again_inside_the_grace_is_kept() {
     let app = sweeping_app().await;
     let name = upload(&app, &file_bytes("again")).await;
     let first = app.create("First", &image_markdown(&name)).await;
-    assert_eq!(app.delete_note(&first.id, "purge", true).await.status(), 204);
+    assert_eq!(
+        app.delete_note(&first.id, "purge", true).await.status(),
+        204
+    );
     // Lost its only reference: it waits the grace from now, and is referred to again.
     app.create("Second", &image_markdown(&name)).await;
     age(&app, &name).await;
@@ -158,10 +168,16 @@ async fn a_file_a_note_in_the_trash_refers_to_is_kept() {
     let app = sweeping_app().await;
     let name = upload(&app, &file_bytes("trashed")).await;
     let note = app.create("Trashed", &image_markdown(&name)).await;
-    assert_eq!(app.delete_note(&note.id, "trash", false).await.status(), 200);
+    assert_eq!(
+        app.delete_note(&note.id, "trash", false).await.status(),
+        200
+    );
     age(&app, &name).await;
     sweep_once(&app).await;
-    assert!(is_stored(&app, &name).await, "the trashed note's file was swept");
+    assert!(
+        is_stored(&app, &name).await,
+        "the trashed note's file was swept"
+    );
 }
 
 #[tokio::test]
@@ -183,8 +199,7 @@ async fn a_file_only_an_older_version_of_a_note_refers_to_is_kept() {
 }
 
 #[tokio::test]
-async fn deleting_for_good_the_only_note_that_refers_to_a_file_lets_it_be_swept_after_the_grace()
-{
+async fn deleting_for_good_the_only_note_that_refers_to_a_file_lets_it_be_swept_after_the_grace() {
     let app = sweeping_app().await;
     let bytes = file_bytes("purged");
     let name = upload(&app, &bytes).await;
@@ -231,7 +246,10 @@ async fn the_trash_emptied_for_good_lets_its_files_be_swept_after_the_grace() {
     .await;
     let name = upload(&app, &file_bytes("emptied")).await;
     let note = app.create("Board", &image_markdown(&name)).await;
-    assert_eq!(app.delete_note(&note.id, "trash", false).await.status(), 200);
+    assert_eq!(
+        app.delete_note(&note.id, "trash", false).await.status(),
+        200
+    );
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     while app.get(&format!("/api/notes/{}", note.id)).await.status() != 404 {
         assert!(

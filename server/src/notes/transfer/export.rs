@@ -61,12 +61,7 @@ pub async fn download(
         exported_at: exported_at.clone(),
         notes,
     };
-    let mut spool = state
-        .uploads
-        .spool
-        .create()
-        .await
-        .map_err(export_failure)?;
+    let mut spool = state.uploads.spool.create().await.map_err(export_failure)?;
     spool.finish().await.map_err(export_failure)?;
     let path = spool.path().to_owned();
     let (store, scope) = (state.store.clone(), viewer.user_id.clone());
@@ -173,9 +168,14 @@ pub(super) fn zip_of(notes: Vec<Note>) -> Vec<u8> {
         exported_at: timestamp::format(timestamp::now()),
         notes,
     };
-    write_zip(std::io::Cursor::new(Vec::new()), &export, &[], |_, _| Ok(()))
-        .expect("an export")
-        .into_inner()
+    write_zip(
+        std::io::Cursor::new(Vec::new()),
+        &export,
+        &[],
+        |_, _| Ok(()),
+    )
+    .expect("an export")
+    .into_inner()
 }
 
 /// Writes the export into `out`: the notes, then the files, each file's bytes written

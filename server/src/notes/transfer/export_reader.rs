@@ -183,7 +183,9 @@ fn unpack_file<R: Read + Seek>(
 ) -> Result<u64, ApiError> {
     let name = format!("{FILES_DIR}/{sha256}");
     let entry = archive.by_name(&name).map_err(|e| {
-        not_an_export(&format!("files.json lists {name}, which cannot be read: {e}"))
+        not_an_export(&format!(
+            "files.json lists {name}, which cannot be read: {e}"
+        ))
     })?;
     let mut bytes = entry.take(max_file_bytes + 1);
     let mut hasher = Sha256::new();

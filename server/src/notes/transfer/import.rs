@@ -210,7 +210,9 @@ async fn import_files(
             }
         }
     }
-    unpacking.await.map_err(|e| ApiError::Internal(e.into()))??;
+    unpacking
+        .await
+        .map_err(|e| ApiError::Internal(e.into()))??;
     Ok((imported, there.len()))
 }
 
