@@ -5,6 +5,7 @@ mod change_feed;
 mod copy_to;
 mod database_failures;
 mod db_proxy;
+mod files;
 mod form_post;
 mod guessing_limits;
 mod helpers;
