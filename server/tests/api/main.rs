@@ -7,6 +7,7 @@ mod database_failures;
 mod db_proxy;
 mod export_files;
 mod file_sweep;
+mod files;
 mod form_post;
 mod guessing_limits;
 mod helpers;

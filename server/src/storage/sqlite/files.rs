@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use sqlx::SqliteConnection;
+use sqlx::{Connection, SqliteConnection};
 
 use super::SqliteStore;
 use crate::storage::StorageError;
@@ -41,59 +41,31 @@ impl SqliteStore {
         quota: u64,
         now: &str,
     ) -> Result<FileInsert, StorageError> {
-        let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
-        // Under the write lock nothing else inserts between this read and the insert.
-        let existing: Option<FileRow> = sqlx::query_as(&format!(
-            "UPDATE files SET last_seen_at = ? WHERE scope = ? AND sha256 = ? \
-             RETURNING {FILE_COLUMNS}"
-        ))
-        .bind(now)
-        .bind(scope)
-        .bind(sha256)
-        .fetch_optional(&mut *tx)
-        .await?;
-        if let Some(row) = existing {
-            tx.commit().await?;
-            return Ok(FileInsert::AlreadyThere(stored(row)));
+        let mut connection = self.writer.acquire().await?;
+        let mut tx = connection.begin_with("BEGIN IMMEDIATE").await?;
+        let outcome = write_file(&mut tx, scope, sha256, size, content_type, spool, quota, now).await;
+        match outcome {
+            Ok(FileInsert::OverQuota { used, quota }) => {
+                tx.rollback().await?;
+                Ok(FileInsert::OverQuota { used, quota })
+            }
+            Ok(done) => {
+                if let Err(error) = tx.commit().await {
+                    connection.close_on_drop();
+                    return Err(error.into());
+                }
+                Ok(done)
+            }
+            Err(error) => {
+                // A full disk (SQLITE_FULL) rolls the transaction back by itself, and the
+                // rollback then fails: the connection's state is unknown, so it is closed
+                // and never used again (as the writer does).
+                if tx.rollback().await.is_err() {
+                    connection.close_on_drop();
+                }
+                Err(error)
+            }
         }
-        if !count_usage(&mut tx, scope, size, quota).await? {
-            let used = usage(&mut tx, scope).await?;
-            tx.rollback().await?;
-            return Ok(FileInsert::OverQuota { used, quota });
-        }
-        sqlx::query(
-            "INSERT INTO files (scope, sha256, size, content_type, created_at, last_seen_at) \
-             VALUES (?, ?, ?, ?, ?, ?)",
-        )
-        .bind(scope)
-        .bind(sha256)
-        .bind(size as i64)
-        .bind(content_type)
-        .bind(now)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-        let mut chunks = SpoolChunks::open(spool, size).await.map_err(spool_error)?;
-        let mut idx: i64 = 0;
-        while let Some(chunk) = chunks.next().await.map_err(spool_error)? {
-            sqlx::query(
-                "INSERT INTO file_chunks (scope, sha256, idx, bytes) VALUES (?, ?, ?, ?)",
-            )
-            .bind(scope)
-            .bind(sha256)
-            .bind(idx)
-            .bind(chunk)
-            .execute(&mut *tx)
-            .await?;
-            idx += 1;
-        }
-        tx.commit().await?;
-        Ok(FileInsert::Stored(StoredFile {
-            sha256: sha256.to_owned(),
-            size,
-            content_type: content_type.to_owned(),
-            created_at: now.to_owned(),
-        }))
     }
 
     pub async fn touch_file(
@@ -156,6 +128,68 @@ impl SqliteStore {
         tx.commit().await?;
         Ok((rows.into_iter().map(stored).collect(), used))
     }
+}
+
+/// The insert's statements, inside its transaction: `OverQuota` leaves what it did for
+/// the caller to roll back.
+#[allow(clippy::too_many_arguments)]
+async fn write_file(
+    tx: &mut SqliteConnection,
+    scope: &str,
+    sha256: &str,
+    size: u64,
+    content_type: &str,
+    spool: &Path,
+    quota: u64,
+    now: &str,
+) -> Result<FileInsert, StorageError> {
+    // Under the write lock nothing else inserts between this read and the insert.
+    let existing: Option<FileRow> = sqlx::query_as(&format!(
+        "UPDATE files SET last_seen_at = ? WHERE scope = ? AND sha256 = ? \
+         RETURNING {FILE_COLUMNS}"
+    ))
+    .bind(now)
+    .bind(scope)
+    .bind(sha256)
+    .fetch_optional(&mut *tx)
+    .await?;
+    if let Some(row) = existing {
+        return Ok(FileInsert::AlreadyThere(stored(row)));
+    }
+    if !count_usage(tx, scope, size, quota).await? {
+        let used = usage(tx, scope).await?;
+        return Ok(FileInsert::OverQuota { used, quota });
+    }
+    sqlx::query(
+        "INSERT INTO files (scope, sha256, size, content_type, created_at, last_seen_at) \
+         VALUES (?, ?, ?, ?, ?, ?)",
+    )
+    .bind(scope)
+    .bind(sha256)
+    .bind(size as i64)
+    .bind(content_type)
+    .bind(now)
+    .bind(now)
+    .execute(&mut *tx)
+    .await?;
+    let mut chunks = SpoolChunks::open(spool, size).await.map_err(spool_error)?;
+    let mut idx: i64 = 0;
+    while let Some(chunk) = chunks.next().await.map_err(spool_error)? {
+        sqlx::query("INSERT INTO file_chunks (scope, sha256, idx, bytes) VALUES (?, ?, ?, ?)")
+            .bind(scope)
+            .bind(sha256)
+            .bind(idx)
+            .bind(chunk)
+            .execute(&mut *tx)
+            .await?;
+        idx += 1;
+    }
+    Ok(FileInsert::Stored(StoredFile {
+        sha256: sha256.to_owned(),
+        size,
+        content_type: content_type.to_owned(),
+        created_at: now.to_owned(),
+    }))
 }
 
 /// Adds `size` to the person's usage if it stays within `quota`; false (nothing changed)
