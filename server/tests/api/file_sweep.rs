@@ -269,3 +269,34 @@ async fn the_trash_emptied_for_good_lets_its_files_be_swept_after_the_grace() {
     sweep_once(&app).await;
     assert!(!is_stored(&app, &name).await, "not swept after its grace");
 }
+
+#[tokio::test]
+async fn every_write_that_refers_to_a_file_marks_it_seen_so_a_racing_sweep_keeps_it() {
+    // On PostgreSQL a sweep may have read a file as unreferenced just before a write
+    // refers to it; the sweep deletes only a row still unseen once it holds it, so the
+    // write must mark the row seen (in its own transaction), on every kind of write.
+    let app = sweeping_app().await;
+    let name = upload(&app, &file_bytes("seen")).await;
+    // Another note refers to it all along, so the sweeper leaves it while it is aged.
+    app.create("Keeper", &image_markdown(&name)).await;
+    let aged = "2000-01-01T00:00:00.000000Z";
+    age(&app, &name).await;
+    let note = app.create("Board", &image_markdown(&name)).await;
+    assert!(last_seen_at(&app, &name).await.as_str() > aged, "a create");
+    age(&app, &name).await;
+    let edit = serde_json::json!({ "title": "Board", "body": format!("{}again\n", image_markdown(&name)), "base_version": 1, "written_at": "2026-11-30T06:00:00.000Z" });
+    assert_eq!(
+        app.patch_note(&note.id, "edit", &edit, &[]).await.status(),
+        200
+    );
+    assert!(last_seen_at(&app, &name).await.as_str() > aged, "an edit");
+    age(&app, &name).await;
+    assert_eq!(
+        app.delete_note(&note.id, "trash", false).await.status(),
+        200
+    );
+    assert!(
+        last_seen_at(&app, &name).await.as_str() > aged,
+        "a move to the trash"
+    );
+}
