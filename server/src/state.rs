@@ -8,7 +8,7 @@ use axum::extract::FromRef;
 use leptos::config::LeptosOptions;
 
 use crate::config::Config;
-use crate::files::Uploads;
+use crate::files::uploads::Uploads;
 use crate::health::WriteHealth;
 use crate::idempotency::{KeyGates, Pipeline};
 use crate::live::Hub;

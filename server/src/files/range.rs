@@ -76,11 +76,35 @@ mod tests {
     fn one_byte_range_is_a_part_of_the_file() {
         let ask = |h: &str| RangeAsk::parse(Some(h), 100);
         assert_eq!(ask("bytes=0-9"), RangeAsk::Part { first: 0, last: 9 });
-        assert_eq!(ask("bytes=90-"), RangeAsk::Part { first: 90, last: 99 });
-        assert_eq!(ask("bytes=-10"), RangeAsk::Part { first: 90, last: 99 });
+        assert_eq!(
+            ask("bytes=90-"),
+            RangeAsk::Part {
+                first: 90,
+                last: 99
+            }
+        );
+        assert_eq!(
+            ask("bytes=-10"),
+            RangeAsk::Part {
+                first: 90,
+                last: 99
+            }
+        );
         assert_eq!(ask("bytes=-1000"), RangeAsk::Part { first: 0, last: 99 });
-        assert_eq!(ask("bytes=50-1000"), RangeAsk::Part { first: 50, last: 99 });
-        assert_eq!(ask("bytes=99-99"), RangeAsk::Part { first: 99, last: 99 });
+        assert_eq!(
+            ask("bytes=50-1000"),
+            RangeAsk::Part {
+                first: 50,
+                last: 99
+            }
+        );
+        assert_eq!(
+            ask("bytes=99-99"),
+            RangeAsk::Part {
+                first: 99,
+                last: 99
+            }
+        );
     }
 
     #[test]
@@ -89,8 +113,14 @@ mod tests {
         assert_eq!(ask("bytes=100-"), RangeAsk::Unsatisfiable);
         assert_eq!(ask("bytes=100-200"), RangeAsk::Unsatisfiable);
         assert_eq!(ask("bytes=-0"), RangeAsk::Unsatisfiable);
-        assert_eq!(RangeAsk::parse(Some("bytes=0-"), 0), RangeAsk::Unsatisfiable);
-        assert_eq!(ask("bytes=99999999999999999999999-"), RangeAsk::Unsatisfiable);
+        assert_eq!(
+            RangeAsk::parse(Some("bytes=0-"), 0),
+            RangeAsk::Unsatisfiable
+        );
+        assert_eq!(
+            ask("bytes=99999999999999999999999-"),
+            RangeAsk::Unsatisfiable
+        );
     }
 
     #[test]

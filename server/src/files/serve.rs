@@ -129,8 +129,7 @@ async fn serve(
     file_headers(headers, &etag);
     headers.insert(header::CONTENT_LENGTH, HeaderValue::from(length));
     if status == StatusCode::PARTIAL_CONTENT
-        && let Ok(range) =
-            HeaderValue::from_str(&format!("bytes {first}-{last}/{}", file.size))
+        && let Ok(range) = HeaderValue::from_str(&format!("bytes {first}-{last}/{}", file.size))
     {
         headers.insert(header::CONTENT_RANGE, range);
     }
@@ -166,9 +165,10 @@ fn file_headers(headers: &mut HeaderMap, etag: &str) {
 /// Whether `If-None-Match` names this file (strong or weak, or `*`).
 fn matches_etag(header: Option<&HeaderValue>, etag: &str) -> bool {
     header.and_then(|v| v.to_str().ok()).is_some_and(|value| {
-        value.split(',').map(str::trim).any(|tag| {
-            tag == "*" || tag.strip_prefix("W/").unwrap_or(tag) == etag
-        })
+        value
+            .split(',')
+            .map(str::trim)
+            .any(|tag| tag == "*" || tag.strip_prefix("W/").unwrap_or(tag) == etag)
     })
 }
 

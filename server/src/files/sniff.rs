@@ -41,9 +41,7 @@ pub fn declared_type(header: Option<&str>) -> String {
     };
     let essence = value.split(';').next().unwrap_or("").trim();
     match essence.split_once('/') {
-        Some((kind, subtype))
-            if is_token(kind) && is_token(subtype) && essence.len() <= 127 =>
-        {
+        Some((kind, subtype)) if is_token(kind) && is_token(subtype) && essence.len() <= 127 => {
             essence.to_ascii_lowercase()
         }
         _ => OCTET_STREAM.to_owned(),
@@ -53,9 +51,9 @@ pub fn declared_type(header: Option<&str>) -> String {
 /// RFC 9110 `token`: one or more of the visible characters that are not separators.
 fn is_token(text: &str) -> bool {
     !text.is_empty()
-        && text.bytes().all(|b| {
-            b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
-        })
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
 /// The type an attachment is served with: its declared type, unless a browser could run
@@ -106,12 +104,21 @@ mod tests {
 
     #[test]
     fn images_are_known_by_their_bytes_and_never_by_their_name() {
-        assert_eq!(image_type(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"), Some("image/png"));
-        assert_eq!(image_type(&[0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10]), Some("image/jpeg"));
+        assert_eq!(
+            image_type(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"),
+            Some("image/png")
+        );
+        assert_eq!(
+            image_type(&[0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10]),
+            Some("image/jpeg")
+        );
         assert_eq!(image_type(b"GIF89a\x01\0\x01\0"), Some("image/gif"));
         assert_eq!(image_type(b"RIFF\x24\0\0\0WEBPVP8 "), Some("image/webp"));
         assert_eq!(image_type(b"RIFF\x24\0\0\0WAVEfmt "), None);
-        assert_eq!(image_type(b"<svg xmlns=\"http://www.w3.org/2000/svg\">"), None);
+        assert_eq!(
+            image_type(b"<svg xmlns=\"http://www.w3.org/2000/svg\">"),
+            None
+        );
         assert_eq!(image_type(b"<!doctype html><script>"), None);
         assert_eq!(image_type(b"\x89PN"), None);
         assert_eq!(image_type(b""), None);
@@ -120,9 +127,23 @@ mod tests {
     #[test]
     fn a_declared_type_is_kept_lower_case_without_parameters_or_else_octet_stream() {
         assert_eq!(declared_type(Some("Image/PNG")), "image/png");
-        assert_eq!(declared_type(Some("text/plain; charset=utf-8")), "text/plain");
-        assert_eq!(declared_type(Some("application/vnd.ms-excel")), "application/vnd.ms-excel");
-        for wrong in ["", "png", "text/", "/plain", "text/pl ain", "text/plain/x", "a/b\"c"] {
+        assert_eq!(
+            declared_type(Some("text/plain; charset=utf-8")),
+            "text/plain"
+        );
+        assert_eq!(
+            declared_type(Some("application/vnd.ms-excel")),
+            "application/vnd.ms-excel"
+        );
+        for wrong in [
+            "",
+            "png",
+            "text/",
+            "/plain",
+            "text/pl ain",
+            "text/plain/x",
+            "a/b\"c",
+        ] {
             assert_eq!(declared_type(Some(wrong)), OCTET_STREAM, "{wrong:?}");
         }
         assert_eq!(declared_type(None), OCTET_STREAM);
@@ -146,7 +167,12 @@ mod tests {
         ] {
             assert_eq!(attachment_type(runnable), OCTET_STREAM, "{runnable}");
         }
-        for kept in ["application/pdf", "text/plain", "image/png", "application/zip"] {
+        for kept in [
+            "application/pdf",
+            "text/plain",
+            "image/png",
+            "application/zip",
+        ] {
             assert_eq!(attachment_type(kept), kept);
         }
     }
@@ -154,7 +180,10 @@ mod tests {
     #[test]
     fn a_download_is_named_after_the_file_with_the_extension_of_its_type() {
         let sha = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
-        assert_eq!(download_name(sha, "application/pdf"), "file-9f86d081884c.pdf");
+        assert_eq!(
+            download_name(sha, "application/pdf"),
+            "file-9f86d081884c.pdf"
+        );
         assert_eq!(download_name(sha, OCTET_STREAM), "file-9f86d081884c");
     }
 }

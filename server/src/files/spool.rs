@@ -58,7 +58,9 @@ impl Spool {
         let Ok(entries) = std::fs::read_dir(&self.dir) else {
             return 0;
         };
-        let cutoff = now.checked_sub(STALE_AFTER).unwrap_or(SystemTime::UNIX_EPOCH);
+        let cutoff = now
+            .checked_sub(STALE_AFTER)
+            .unwrap_or(SystemTime::UNIX_EPOCH);
         entries
             .filter_map(Result::ok)
             .filter(|entry| entry.file_name().to_string_lossy().starts_with(PREFIX))

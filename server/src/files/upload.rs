@@ -105,7 +105,15 @@ async fn upload(
     let inserted = state
         .store
         .files()
-        .insert_file(scope, name, received.size, &content_type, spool.path(), quota, &now)
+        .insert_file(
+            scope,
+            name,
+            received.size,
+            &content_type,
+            spool.path(),
+            quota,
+            &now,
+        )
         .await?;
     match inserted {
         FileInsert::Stored(file) => {

@@ -116,7 +116,9 @@ pub(crate) fn spool_error(error: std::io::Error) -> super::StorageError {
     if error.kind() == std::io::ErrorKind::StorageFull {
         super::StorageError::Full
     } else {
-        super::StorageError::Other(anyhow::Error::new(error).context("reading an upload's spool file"))
+        super::StorageError::Other(
+            anyhow::Error::new(error).context("reading an upload's spool file"),
+        )
     }
 }
 
@@ -156,7 +158,9 @@ mod tests {
         assert_eq!([first, second].concat(), bytes);
         assert!(chunks.next().await.unwrap().is_none());
 
-        let mut short = SpoolChunks::open(&path, bytes.len() as u64 + 1).await.unwrap();
+        let mut short = SpoolChunks::open(&path, bytes.len() as u64 + 1)
+            .await
+            .unwrap();
         short.next().await.unwrap();
         assert!(short.next().await.is_err());
         let mut long = SpoolChunks::open(&path, 10).await.unwrap();

@@ -81,10 +81,12 @@ async fn chunk_rows(app: &TestApp) -> i64 {
 /// Everyone's bytes in files, as `file_usage` counts them.
 async fn used(app: &TestApp) -> i64 {
     // PostgreSQL sums BIGINT as NUMERIC: cast back.
-    sqlx::query_scalar::<_, i64>("SELECT CAST(COALESCE(SUM(used_bytes), 0) AS BIGINT) FROM file_usage")
-        .fetch_one(&app.pool)
-        .await
-        .unwrap()
+    sqlx::query_scalar::<_, i64>(
+        "SELECT CAST(COALESCE(SUM(used_bytes), 0) AS BIGINT) FROM file_usage",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .unwrap()
 }
 
 fn spool_files(dir: &Path) -> Vec<String> {
@@ -168,7 +170,10 @@ impl RawUpload {
 }
 
 fn status_of(head: &str) -> u16 {
-    head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0)
+    head.split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
 }
 
 #[tokio::test]
@@ -194,7 +199,11 @@ async fn an_upload_is_201_the_first_time_then_200_replayed_one_row_counted_once(
     assert_eq!(replayed, stored);
 
     assert_eq!(file_rows(&app).await, 1);
-    assert_eq!(chunk_rows(&app).await, 3, "600 000 bytes are three 256 KiB chunks");
+    assert_eq!(
+        chunk_rows(&app).await,
+        3,
+        "600 000 bytes are three 256 KiB chunks"
+    );
     assert_eq!(used(&app).await, 600_000, "counted once");
     let listed = list(&app.client, &app).await;
     assert_eq!(listed.files, vec![stored.file]);
@@ -204,7 +213,11 @@ async fn an_upload_is_201_the_first_time_then_200_replayed_one_row_counted_once(
 
     let whole = app.get(&format!("/files/{name}")).await;
     assert_eq!(whole.status(), 200);
-    assert_eq!(whole.bytes().await.unwrap().to_vec(), bytes, "served as stored");
+    assert_eq!(
+        whole.bytes().await.unwrap().to_vec(),
+        bytes,
+        "served as stored"
+    );
 }
 
 #[tokio::test]
@@ -224,7 +237,8 @@ async fn a_replay_is_answered_without_reading_the_body() {
         .expect("answered without the body");
     assert_eq!(status_of(&head), 200, "{head}");
     assert!(
-        head.to_ascii_lowercase().contains("idempotent-replayed: true"),
+        head.to_ascii_lowercase()
+            .contains("idempotent-replayed: true"),
         "{head}"
     );
     assert_eq!(file_rows(&app).await, 1);
@@ -264,7 +278,14 @@ async fn a_name_that_is_no_sha256_is_404_and_an_upload_needs_a_session() {
         let refused = put(&app.client, &app, &name, bytes.clone(), "text/plain").await;
         assert_eq!(refused.status(), 404, "{name}");
     }
-    let signed_out = put(&anonymous(), &app, &sha(&bytes), bytes.clone(), "text/plain").await;
+    let signed_out = put(
+        &anonymous(),
+        &app,
+        &sha(&bytes),
+        bytes.clone(),
+        "text/plain",
+    )
+    .await;
     assert_eq!(signed_out.status(), 401);
     let cross_site = app
         .client
@@ -301,7 +322,11 @@ async fn two_uploads_of_the_same_new_file_at_once_store_one_file() {
         );
         let mut statuses = [a.status().as_u16(), b.status().as_u16()];
         statuses.sort();
-        assert_eq!(statuses, [200, 201], "round {round}: one stored, one replayed");
+        assert_eq!(
+            statuses,
+            [200, 201],
+            "round {round}: one stored, one replayed"
+        );
         let (a, b): (FileAnswer, FileAnswer) = (a.json().await.unwrap(), b.json().await.unwrap());
         assert_eq!(a, b);
     }
@@ -320,8 +345,16 @@ async fn another_persons_file_is_404_even_for_the_same_bytes_which_make_their_ow
     assert_eq!(upload(&app, &bytes, "image/png").await.status(), 201);
 
     let unknown = sha(b"no one has this");
-    let as_bob = bob.get(app.url(&format!("/files/{name}"))).send().await.unwrap();
-    let never = bob.get(app.url(&format!("/files/{unknown}"))).send().await.unwrap();
+    let as_bob = bob
+        .get(app.url(&format!("/files/{name}")))
+        .send()
+        .await
+        .unwrap();
+    let never = bob
+        .get(app.url(&format!("/files/{unknown}")))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(as_bob.status(), 404);
     assert_eq!(never.status(), 404);
     // The same answer whether the file exists for someone else or not at all.
@@ -337,7 +370,11 @@ async fn another_persons_file_is_404_even_for_the_same_bytes_which_make_their_ow
     // Bob's upload of the same bytes is Bob's own file: new, counted for him.
     let his = put(&bob, &app, &name, bytes.clone(), "image/png").await;
     assert_eq!(his.status(), 201, "not a replay of the admin's file");
-    let served = bob.get(app.url(&format!("/files/{name}"))).send().await.unwrap();
+    let served = bob
+        .get(app.url(&format!("/files/{name}")))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(served.status(), 200);
     assert_eq!(served.bytes().await.unwrap().to_vec(), bytes);
     assert_eq!(file_rows(&app).await, 2);
@@ -361,7 +398,12 @@ async fn images_by_their_bytes_are_inline_and_html_or_svg_are_attachments_never_
     let image = png();
     assert_eq!(upload(&app, &image, "text/html").await.status(), 201);
     let html = b"<!doctype html><script>fetch('/api/notes')</script>".to_vec();
-    assert_eq!(upload(&app, &html, "text/html; charset=utf-8").await.status(), 201);
+    assert_eq!(
+        upload(&app, &html, "text/html; charset=utf-8")
+            .await
+            .status(),
+        201
+    );
     let svg = b"<svg xmlns=\"http://www.w3.org/2000/svg\"><script>alert(1)</script></svg>".to_vec();
     assert_eq!(upload(&app, &svg, "image/svg+xml").await.status(), 201);
     let pdf = b"%PDF-1.7 not really".to_vec();
@@ -381,7 +423,10 @@ async fn images_by_their_bytes_are_inline_and_html_or_svg_are_attachments_never_
         if inline {
             assert_eq!(disposition, "inline");
         } else {
-            assert!(disposition.starts_with("attachment; filename="), "{disposition}");
+            assert!(
+                disposition.starts_with("attachment; filename="),
+                "{disposition}"
+            );
         }
         assert_eq!(header(&response, "x-content-type-options"), "nosniff");
         assert_eq!(header(&response, "content-security-policy"), "sandbox");
@@ -417,7 +462,10 @@ async fn images_by_their_bytes_are_inline_and_html_or_svg_are_attachments_never_
         .await;
     assert_eq!(answer.status, 200);
     assert_eq!(answer.header("content-encoding"), None);
-    assert_eq!(answer.header("content-length"), Some(html.len().to_string().as_str()));
+    assert_eq!(
+        answer.header("content-length"),
+        Some(html.len().to_string().as_str())
+    );
     assert_eq!(answer.body, html);
 }
 
@@ -450,7 +498,10 @@ async fn a_range_is_206_with_only_its_bytes_and_past_the_end_416() {
             format!("bytes {first}-{last}/700000"),
             "{range}"
         );
-        assert_eq!(header(&part, "content-length"), (last - first + 1).to_string());
+        assert_eq!(
+            header(&part, "content-length"),
+            (last - first + 1).to_string()
+        );
         assert_eq!(
             part.bytes().await.unwrap().to_vec(),
             bytes[first..=last].to_vec(),
@@ -497,7 +548,10 @@ async fn a_file_over_the_limit_is_413_with_or_without_content_length_and_leaves_
     assert_eq!(status_of(&head), 413, "{head}");
     // Exactly the limit is fine.
     let at_limit = bytes_of(max, 6);
-    assert_eq!(upload(&app, &at_limit, "application/zip").await.status(), 201);
+    assert_eq!(
+        upload(&app, &at_limit, "application/zip").await.status(),
+        201
+    );
 
     assert_eq!(file_rows(&app).await, 1);
     assert_eq!(used(&app).await, max as i64);
@@ -596,7 +650,10 @@ async fn uploads_past_a_persons_share_are_429_and_past_the_servers_503_until_one
         if answer.status() == 201 {
             break;
         }
-        assert!(tokio::time::Instant::now() < deadline, "bob's place never came back");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "bob's place never came back"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert_eq!(file_rows(&app).await, 4);
@@ -752,7 +809,11 @@ async fn a_server_killed_mid_upload_leaves_no_row_and_its_spool_file_is_swept_at
     drop(stream);
 
     let left = spool_files(spool.path());
-    assert_eq!(left.len(), 1, "a killed process cannot remove its spool file");
+    assert_eq!(
+        left.len(),
+        1,
+        "a killed process cannot remove its spool file"
+    );
     // An hour on (a live upload's file is written to all along; this one no longer is).
     let two_hours_ago = std::time::SystemTime::now() - Duration::from_secs(2 * 3600);
     std::fs::File::options()
@@ -797,7 +858,10 @@ async fn a_server_killed_mid_upload_leaves_no_row_and_its_spool_file_is_swept_at
 #[tokio::test]
 async fn an_upload_idle_past_the_body_timeout_is_408_and_a_slow_steady_one_finishes() {
     let spool = tempfile::tempdir().unwrap();
-    let app = app_with(&spool, |config| config.body_timeout = Duration::from_secs(1)).await;
+    let app = app_with(&spool, |config| {
+        config.body_timeout = Duration::from_secs(1)
+    })
+    .await;
     let token = app.session.clone().unwrap();
     let bytes = bytes_of(40_000, 90);
 
@@ -835,5 +899,13 @@ async fn the_list_is_newest_first_with_the_usage_and_the_quota() {
     assert_eq!(listed.files[0].content_type, "application/octet-stream");
     assert_eq!(listed.files[1].content_type, "text/plain");
     assert_eq!((listed.used_bytes, listed.quota_bytes), (3000, 10_000_000));
-    assert_eq!(anonymous().get(app.url("/api/files")).send().await.unwrap().status(), 401);
+    assert_eq!(
+        anonymous()
+            .get(app.url("/api/files"))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        401
+    );
 }

@@ -128,7 +128,11 @@ impl PgStore {
         Ok(row.map(stored))
     }
 
-    pub async fn file(&self, scope: &str, sha256: &str) -> Result<Option<StoredFile>, StorageError> {
+    pub async fn file(
+        &self,
+        scope: &str,
+        sha256: &str,
+    ) -> Result<Option<StoredFile>, StorageError> {
         if unstorable(scope) || unstorable(sha256) {
             return Ok(None);
         }
@@ -190,12 +194,10 @@ async fn count_usage(
     size: u64,
     quota: u64,
 ) -> Result<bool, StorageError> {
-    sqlx::query(
-        "INSERT INTO file_usage (scope, used_bytes) VALUES ($1, 0) ON CONFLICT DO NOTHING",
-    )
-    .bind(scope)
-    .execute(&mut **tx)
-    .await?;
+    sqlx::query("INSERT INTO file_usage (scope, used_bytes) VALUES ($1, 0) ON CONFLICT DO NOTHING")
+        .bind(scope)
+        .execute(&mut **tx)
+        .await?;
     let counted: Option<i64> = sqlx::query_scalar(
         "UPDATE file_usage SET used_bytes = used_bytes + $2 \
          WHERE scope = $1 AND used_bytes + $2 <= $3 RETURNING used_bytes",

@@ -43,7 +43,17 @@ impl SqliteStore {
     ) -> Result<FileInsert, StorageError> {
         let mut connection = self.writer.acquire().await?;
         let mut tx = connection.begin_with("BEGIN IMMEDIATE").await?;
-        let outcome = write_file(&mut tx, scope, sha256, size, content_type, spool, quota, now).await;
+        let outcome = write_file(
+            &mut tx,
+            scope,
+            sha256,
+            size,
+            content_type,
+            spool,
+            quota,
+            now,
+        )
+        .await;
         match outcome {
             Ok(FileInsert::OverQuota { used, quota }) => {
                 tx.rollback().await?;
@@ -85,7 +95,11 @@ impl SqliteStore {
         Ok(row.map(stored))
     }
 
-    pub async fn file(&self, scope: &str, sha256: &str) -> Result<Option<StoredFile>, StorageError> {
+    pub async fn file(
+        &self,
+        scope: &str,
+        sha256: &str,
+    ) -> Result<Option<StoredFile>, StorageError> {
         let row: Option<FileRow> = sqlx::query_as(&format!(
             "SELECT {FILE_COLUMNS} FROM files WHERE scope = ? AND sha256 = ?"
         ))
@@ -219,10 +233,9 @@ async fn count_usage(
 
 /// The bytes the person's files take.
 async fn usage(tx: &mut SqliteConnection, scope: &str) -> Result<u64, StorageError> {
-    let used: Option<i64> =
-        sqlx::query_scalar("SELECT used_bytes FROM file_usage WHERE scope = ?")
-            .bind(scope)
-            .fetch_optional(&mut *tx)
-            .await?;
+    let used: Option<i64> = sqlx::query_scalar("SELECT used_bytes FROM file_usage WHERE scope = ?")
+        .bind(scope)
+        .fetch_optional(&mut *tx)
+        .await?;
     Ok(used.unwrap_or(0).max(0) as u64)
 }

@@ -24,6 +24,7 @@ delegate! {
         /// added to the person's usage — unless that would pass `quota` (`OverQuota`,
         /// nothing written) or the person has the file already (`AlreadyThere`, its
         /// `last_seen_at` set to `now`; also when another upload of it finished first).
+        #[allow(clippy::too_many_arguments)]
         fn insert_file(&self, scope: &str, sha256: &str, size: u64, content_type: &str, spool: &Path, quota: u64, now: &str) -> Result<FileInsert, StorageError>;
         /// The person's file, if they have it, marked seen at `now` (its `last_seen_at`): an
         /// upload answered from what is stored, without reading its body, still counts as
