@@ -4,7 +4,8 @@
 # ./scripts/build.sh):
 #
 #   1. `server check-config` accepts a good environment and refuses DATABASE_URL=mysql://…;
-#   2. a server on a fresh database (first admin from ONCENOTE_ADMIN_*) takes three notes;
+#   2. a server on a fresh database (first admin from ONCENOTE_ADMIN_*) takes three notes
+#      and a file (PUT /api/files/{sha256});
 #   3. `server backup FILE` copies the database while the server runs, and refuses to
 #      overwrite FILE afterwards;
 #   4. a fourth note is written after the backup; the server stops on SIGTERM;
@@ -14,7 +15,7 @@
 #   6. the session made before the backup still works; signing in works; the notes are
 #      exactly the three from before the backup; re-sending a create from before the
 #      backup with its Idempotency-Key is answered from the backup (a replay, byte for
-#      byte) and stores nothing new.
+#      byte) and stores nothing new; the file is served, byte for byte.
 #
 # Everything runs on 127.0.0.1 in a temporary folder; every wait is bounded (30 s at most);
 # the servers started here are stopped on exit, however the script ends.
@@ -237,12 +238,20 @@ create_note "$jar1" "$kept_key" "Before backup 1"
 create_note "$jar1" "$(new_key)" "Before backup 2"
 create_note "$jar1" "$(new_key)" "Before backup 3"
 ok "three notes created (201 each)"
+# A file, uploaded before the backup: the bytes live in the database, so the backup holds it.
+printf 'GIF89a a file for the backup test %s' "$(new_key)" >"$tmp/file"
+file_sha=$(sha256sum "$tmp/file" | cut -d' ' -f1)
+status=$(curl -sS --max-time 15 -X PUT -b "$jar1" -H 'Content-Type: image/gif' \
+	--data-binary "@$tmp/file" -o "$tmp/body" -w '%{http_code}' "$BASE/api/files/$file_sha")
+expect_status 201 "$status" "upload a file"
+ok "a file uploaded (201)"
 
 # --- 3. the online backup ---------------------------------------------------------------
 backup="$tmp/backup.db"
 out=$(env -i "${ENV[@]}" timeout 30 "$BIN" backup "$backup" 2>&1) || fail "server backup failed: $out"
 [[ -s $backup ]] || fail "server backup said it worked but wrote no file: $out"
 ok "server backup wrote $(stat -c %s "$backup") bytes while the server ran: $(tail -n 1 <<<"$out")"
+grep -q ' 1 files (' <<<"$out" || fail "server backup does not count the file: $out"
 sum=$(sha256sum "$backup")
 status=0
 out=$(env -i "${ENV[@]}" timeout 30 "$BIN" backup "$backup" 2>&1) || status=$?
@@ -286,6 +295,10 @@ cmp -s "$tmp/body" "$tmp/answer-$kept_key" ||
 	fail "re-sent create: the replayed body differs from the first answer"
 ok "the re-sent create is a replay (201, Idempotent-Replayed: true, same body byte for byte)"
 expect_notes "$jar2" "after the replay" "Before backup 1" "Before backup 2" "Before backup 3"
+status=$(request "$jar2" GET "/files/$file_sha")
+expect_status 200 "$status" "GET the file uploaded before the backup"
+cmp -s "$tmp/body" "$tmp/file" || fail "the restored file differs from the one uploaded"
+ok "the file uploaded before the backup is served after the restore (200, same bytes)"
 
 stop_server
 printf '\nBackup and restore: every check passed.\n'

@@ -14,8 +14,8 @@ pub use changes::{
     EVENTS_PATH, SIGNED_OUT_EVENT,
 };
 pub use files::{
-    FILE_MAX_BYTES_DEFAULT, FILES_API_PATH, FILES_PATH, FileAnswer, FileInfo, FileList,
-    file_href, is_file_name, referred_files,
+    FILE_MAX_BYTES_DEFAULT, FILES_API_PATH, FILES_PATH, FileAnswer, FileInfo, FileList, file_href,
+    is_file_name, referred_files,
 };
 pub use problem::{Problem, ProblemSlug};
 pub use tags::{

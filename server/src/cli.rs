@@ -33,8 +33,16 @@ Configuration comes from the environment; nothing is required:
                                  and the trash is emptied (300)
   ONCENOTE_TRASH_DAYS            the trash empties itself after this many days (30)
   ONCENOTE_TOMBSTONE_DAYS        a delete for good is remembered this many days (365)
+  ONCENOTE_FILE_GRACE_DAYS       a file no note refers to is swept after this
+                                 many days (7)
   ONCENOTE_HEADER_TIMEOUT_SECS   time allowed for a request's headers (10)
-  ONCENOTE_BODY_TIMEOUT_SECS     time allowed for a request's body (30)
+  ONCENOTE_BODY_TIMEOUT_SECS     time allowed for a request's body (30); for a
+                                 file upload, the longest wait for its next byte
+  ONCENOTE_FILE_MAX_BYTES        the largest file an upload may bring (26214400)
+  ONCENOTE_FILE_QUOTA_BYTES      the bytes one person's files may take (1073741824)
+  ONCENOTE_UPLOADS_PER_PERSON    uploads one person may have running at once (4)
+  ONCENOTE_UPLOADS_MAX           uploads this process runs at once (16)
+  ONCENOTE_SPOOL_DIR             where uploads wait until stored (<temp>/oncenote-uploads)
   ONCENOTE_MAX_CONNECTIONS       connections open at once, then 503 (4096, less
                                  if the open-file limit leaves less room)
   ONCENOTE_STREAMS_PER_PERSON    live streams one person may hold open (16)
@@ -158,6 +166,10 @@ pub fn check_config(config: anyhow::Result<Config>) -> Result<Vec<String>, Vec<S
             "deletes for good  remembered {} days",
             secs(config.tombstone_retention) / 86_400
         ),
+        format!(
+            "unused files      swept after {} days",
+            secs(config.file_grace) / 86_400
+        ),
     ];
     Ok(lines.into_iter().chain(warnings).collect())
 }
@@ -204,12 +216,15 @@ pub async fn backup(config: &Config, to: &Path) -> anyhow::Result<String> {
         DatabaseUrl::Sqlite(url) => {
             let report = backup::backup(url, to).await?;
             Ok(format!(
-                "wrote {} ({} bytes): {} accounts, {} notes, {} revisions; integrity ok",
+                "wrote {} ({} bytes): {} accounts, {} notes, {} revisions, {} files \
+                 ({} bytes); integrity ok",
                 to.display(),
                 report.bytes,
                 report.users,
                 report.notes,
-                report.revisions
+                report.revisions,
+                report.files,
+                report.file_bytes
             ))
         }
         DatabaseUrl::Postgres(_) => anyhow::bail!(
@@ -323,11 +338,42 @@ mod tests {
             .unwrap();
         let config = Config::for_tests(url);
         let to = dir.path().join("copy.db");
+        // A file, as an upload stores it (its row, its chunk, its usage).
+        let bytes = b"\x89PNG\r\n\x1a\nbacked up".to_vec();
+        let spool = dir.path().join("upload");
+        std::fs::write(&spool, &bytes).unwrap();
+        let sha256 = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(&bytes));
+        store
+            .files()
+            .insert_file(
+                "someone",
+                &sha256,
+                bytes.len() as u64,
+                "image/png",
+                &spool,
+                1 << 20,
+                "2026-12-01T00:00:00.000000Z",
+            )
+            .await
+            .unwrap();
         let said = backup(&config, &to).await.unwrap();
         assert!(
-            said.contains("0 notes") && said.contains("integrity ok"),
+            said.contains("0 notes")
+                && said.contains(&format!("1 files ({} bytes)", bytes.len()))
+                && said.contains("integrity ok"),
             "{said}"
         );
+        let copy =
+            crate::storage::Store::open(&Config::for_tests(format!("sqlite://{}", to.display())))
+                .await
+                .unwrap();
+        let chunks = copy
+            .files()
+            .file_chunks("someone", &sha256, 0, 0)
+            .await
+            .unwrap();
+        assert_eq!(chunks.concat(), bytes, "the backup holds the file's bytes");
+        copy.close().await;
         let again = backup(&config, &to).await.unwrap_err();
         assert!(again.to_string().contains("never overwrites"), "{again}");
         store.close().await;

@@ -1,6 +1,7 @@
 //! The background task that deletes expired idempotency rows, sessions and the buckets of
-//! limits whose window and lock have passed, compacts old purges out of the change feed, and empties
-//! the trash of notes kept there longer than the retention. A note keeps its key, so a retry after
+//! limits whose window and lock have passed, compacts old purges out of the change feed, empties
+//! the trash of notes kept there longer than the retention, and deletes the files no note has
+//! referred to for the grace period. A note keeps its key, so a retry after
 //! expiry still finds its note (see `NoteWrites::earlier_write`).
 
 use std::time::Duration;
@@ -18,6 +19,7 @@ pub fn spawn(
     trash_retention: Duration,
     limit_window: Duration,
     tombstone_retention: Duration,
+    file_grace: Duration,
 ) -> JoinHandle<()> {
     tokio::spawn(async move {
         let mut ticks = tokio::time::interval(interval);
@@ -64,6 +66,14 @@ pub fn spawn(
                     "emptied notes kept in the trash past the retention"
                 ),
                 Err(error) => tracing::warn!(%error, "emptying the trash failed"),
+            }
+            // After the trash: a file whose last note was just emptied out of it lost its
+            // reference now, and waits the grace period from now.
+            let unseen_since = timestamp::format(timestamp::before(now, file_grace));
+            match store.sweeps().sweep_files(&unseen_since).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(deleted = n, "swept files no note refers to"),
+                Err(error) => tracing::warn!(%error, "sweeping unreferenced files failed"),
             }
         }
     })

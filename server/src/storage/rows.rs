@@ -79,6 +79,12 @@ pub fn tags_of(note: &Note) -> Vec<String> {
     tags
 }
 
+/// The files a note's title and body refer to (`/files/{sha256}`), each once: the rows
+/// `file_refs` gains when the note is written.
+pub fn files_of(note: &Note) -> Vec<String> {
+    app::api::referred_files(&format!("{}\n{}", note.title, note.body))
+}
+
 /// A note's tags as its `tags` column keeps them: one per line (a tag holds no line break).
 pub fn tags_column(tags: &[String]) -> String {
     tags.join("\n")

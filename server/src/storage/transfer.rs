@@ -1,5 +1,6 @@
 //! Moving an install from SQLite to PostgreSQL (`server copy-to postgres://…`): every
-//! account, session, invitation, note, revision, tombstone and stored answer, with their
+//! account, session, invitation, note, revision, tombstone, stored answer and file (its
+//! bytes, the notes that refer to it, its person's usage), with their
 //! ids, keys and fingerprints unchanged — so a save still waiting in someone's browser is
 //! replayed by the new database exactly as the old one would have. Every row goes in with
 //! `ON CONFLICT DO NOTHING`: copying twice (or after a copy that stopped half way) adds
@@ -17,6 +18,9 @@ use crate::records::{Fingerprint, IdempotencyKey};
 
 /// Rows copied in one transaction.
 const BATCH: i64 = 500;
+/// Rows of a table with bytes in it (a file's chunks, 256 KiB each) copied in one
+/// transaction: 4 MiB in memory at a time.
+const BLOB_BATCH: i64 = 16;
 
 /// What a copy did, table by table: rows read from the source, rows new in the target.
 #[derive(Debug, Default)]
@@ -46,6 +50,8 @@ struct Plain {
     /// Which are integers (BIGINT on PostgreSQL, INTEGER for `int4`).
     integers: &'static [&'static str],
     int4: &'static [&'static str],
+    /// Which are bytes (BLOB on SQLite, BYTEA on PostgreSQL).
+    blobs: &'static [&'static str],
     order: &'static str,
     /// The primary key: a row already there is skipped (a second copy adds nothing);
     /// any other conflict is an error, never a row silently left behind.
@@ -59,6 +65,7 @@ const BEFORE_NOTES: [Plain; 5] = [
         booleans: &["is_admin"],
         integers: &[],
         int4: &[],
+        blobs: &[],
         order: "created_at, id",
         key: "id",
     },
@@ -68,6 +75,7 @@ const BEFORE_NOTES: [Plain; 5] = [
         booleans: &[],
         integers: &[],
         int4: &["id"],
+        blobs: &[],
         order: "id",
         key: "id",
     },
@@ -77,6 +85,7 @@ const BEFORE_NOTES: [Plain; 5] = [
         booleans: &[],
         integers: &[],
         int4: &[],
+        blobs: &[],
         order: "token_hash",
         key: "token_hash",
     },
@@ -86,6 +95,7 @@ const BEFORE_NOTES: [Plain; 5] = [
         booleans: &[],
         integers: &[],
         int4: &[],
+        blobs: &[],
         order: "token_hash",
         key: "token_hash",
     },
@@ -95,6 +105,7 @@ const BEFORE_NOTES: [Plain; 5] = [
         booleans: &[],
         integers: &["failures"],
         int4: &[],
+        blobs: &[],
         order: "bucket",
         key: "bucket",
     },
@@ -107,6 +118,7 @@ const AFTER_NOTES: [Plain; 7] = [
         booleans: &[],
         integers: &["seq", "compacted_through"],
         int4: &[],
+        blobs: &[],
         order: "scope",
         key: "scope",
     },
@@ -116,6 +128,7 @@ const AFTER_NOTES: [Plain; 7] = [
         booleans: &[],
         integers: &["seq"],
         int4: &[],
+        blobs: &[],
         order: "scope, seq",
         key: "scope, note_id",
     },
@@ -125,6 +138,7 @@ const AFTER_NOTES: [Plain; 7] = [
         booleans: &[],
         integers: &["renamed"],
         int4: &[],
+        blobs: &[],
         order: "scope, idempotency_key",
         key: "scope, idempotency_key",
     },
@@ -134,6 +148,7 @@ const AFTER_NOTES: [Plain; 7] = [
         booleans: &[],
         integers: &["version"],
         int4: &[],
+        blobs: &[],
         order: "note_id, version",
         key: "note_id, version",
     },
@@ -143,6 +158,7 @@ const AFTER_NOTES: [Plain; 7] = [
         booleans: &[],
         integers: &[],
         int4: &[],
+        blobs: &[],
         order: "scope, note_id",
         key: "scope, note_id",
     },
@@ -152,6 +168,7 @@ const AFTER_NOTES: [Plain; 7] = [
         booleans: &[],
         integers: &[],
         int4: &[],
+        blobs: &[],
         order: "scope, idempotency_key",
         key: "scope, idempotency_key",
     },
@@ -161,8 +178,55 @@ const AFTER_NOTES: [Plain; 7] = [
         booleans: &[],
         integers: &[],
         int4: &["response_status"],
+        blobs: &["response_body"],
         order: "scope, idempotency_key",
         key: "scope, idempotency_key",
+    },
+];
+
+/// The files, their bytes after them (a chunk's foreign key), the notes that refer to them
+/// (copied as they are: a note's references gather over all its versions) and each
+/// person's usage (the sum of their files' sizes, copied with them).
+const FILES: [Plain; 4] = [
+    Plain {
+        table: "files",
+        columns: "scope, sha256, size, content_type, created_at, last_seen_at",
+        booleans: &[],
+        integers: &["size"],
+        int4: &[],
+        blobs: &[],
+        order: "scope, sha256",
+        key: "scope, sha256",
+    },
+    Plain {
+        table: "file_chunks",
+        columns: "scope, sha256, idx, bytes",
+        booleans: &[],
+        integers: &[],
+        int4: &["idx"],
+        blobs: &["bytes"],
+        order: "scope, sha256, idx",
+        key: "scope, sha256, idx",
+    },
+    Plain {
+        table: "file_refs",
+        columns: "scope, sha256, note_id",
+        booleans: &[],
+        integers: &[],
+        int4: &[],
+        blobs: &[],
+        order: "scope, sha256, note_id",
+        key: "scope, sha256, note_id",
+    },
+    Plain {
+        table: "file_usage",
+        columns: "scope, used_bytes",
+        booleans: &[],
+        integers: &["used_bytes"],
+        int4: &[],
+        blobs: &[],
+        order: "scope",
+        key: "scope",
     },
 ];
 
@@ -173,7 +237,7 @@ pub async fn copy(source: &SqliteStore, target: &PgStore) -> anyhow::Result<Copy
         report.tables.push(copy_plain(source, target, plain).await?);
     }
     report.tables.push(copy_notes(source, target).await?);
-    for plain in &AFTER_NOTES {
+    for plain in AFTER_NOTES.iter().chain(&FILES) {
         report.tables.push(copy_plain(source, target, plain).await?);
     }
     // Copied again after the source moved on: a change row may have come with a seq past
@@ -201,11 +265,16 @@ async fn copy_plain(
         placeholders.join(", "),
         plain.key
     );
+    let batch = if plain.blobs.is_empty() {
+        BATCH
+    } else {
+        BLOB_BATCH
+    };
     let (mut read, mut new) = (0, 0);
     let mut offset = 0;
     loop {
         let rows = sqlx::query(&format!(
-            "SELECT {} FROM {} ORDER BY {} LIMIT {BATCH} OFFSET {offset}",
+            "SELECT {} FROM {} ORDER BY {} LIMIT {batch} OFFSET {offset}",
             plain.columns, plain.table, plain.order
         ))
         .fetch_all(&source.reader)
@@ -220,7 +289,7 @@ async fn copy_plain(
                     query.bind(row.try_get::<i64, _>(i)?)
                 } else if plain.int4.contains(column) {
                     query.bind(i32::try_from(row.try_get::<i64, _>(i)?)?)
-                } else if *column == "response_body" {
+                } else if plain.blobs.contains(column) {
                     query.bind(row.try_get::<Vec<u8>, _>(i)?)
                 } else {
                     query.bind(row.try_get::<Option<String>, _>(i)?)
@@ -230,10 +299,10 @@ async fn copy_plain(
         }
         tx.commit().await?;
         read += rows.len() as u64;
-        if (rows.len() as i64) < BATCH {
+        if (rows.len() as i64) < batch {
             return Ok((plain.table, read, new));
         }
-        offset += BATCH;
+        offset += batch;
     }
 }
 

@@ -1,9 +1,11 @@
 //! `server copy-to postgres://…`: an install moves from SQLite to PostgreSQL with every
-//! account, session, note, revision and stored answer, and copying twice adds nothing.
+//! account, session, note, revision, stored answer and file, and copying twice adds
+//! nothing.
 //! Runs in the PostgreSQL pass of the suite (it needs a PostgreSQL server).
 
 use app::api::IDEMPOTENT_REPLAYED_HEADER;
 use server::config::Config;
+use sha2::{Digest, Sha256};
 
 use crate::helpers::{ADMIN, ADMIN_PASSWORD, client_with, note_json, spawn_app_on};
 use crate::test_db::{Backend, TestDb, backend};
@@ -190,4 +192,74 @@ async fn a_sqlite_install_copied_to_postgres_keeps_every_note_key_and_session_an
     assert_eq!(found.results.len(), 1);
     // The three copied, and the one written after the copy.
     assert_eq!(new.note_count().await, 4);
+}
+
+#[tokio::test]
+async fn a_sqlite_install_copied_to_postgres_serves_every_file_and_keeps_its_references_and_usage()
+{
+    if backend() != Backend::Postgres {
+        eprintln!("copy-to needs PostgreSQL: it runs in the suite's PostgreSQL pass");
+        return;
+    }
+    let mut old = spawn_app_on(TestDb::on(Backend::Sqlite).await, |_| {}).await;
+    // Larger than one chunk (256 KiB), so the copy carries several per file.
+    let photo: Vec<u8> = (0..300_000u32).map(|n| (n % 251) as u8).collect();
+    let photo_name = hex::encode(Sha256::digest(&photo));
+    let put = old
+        .client
+        .put(old.url(&format!("/api/files/{photo_name}")))
+        .header("content-type", "image/jpeg")
+        .body(photo.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(put.status(), 201);
+    old.create("Whiteboard", &format!("![board](/files/{photo_name})\n"))
+        .await;
+    let session = old.session.clone().expect("signed in");
+    old.shut_down(std::time::Duration::from_secs(10)).await;
+
+    let target = TestDb::on(Backend::Postgres).await;
+    let config = Config::for_tests(old.database_url.clone());
+    let first = server::cli::copy_to(&config, &target.url)
+        .await
+        .expect("the copy");
+    for table in ["files", "file_chunks", "file_refs", "file_usage"] {
+        assert!(first.contains(table), "{table} not copied: {first}");
+    }
+    let again = server::cli::copy_to(&config, &target.url)
+        .await
+        .expect("the copy again");
+    for line in again.lines().skip(1) {
+        assert!(
+            line.trim_end().ends_with("0 new in the target"),
+            "copying again added rows: {line}"
+        );
+    }
+
+    let new = spawn_app_on(target, |c| c.admin = None).await;
+    let client = client_with(&session);
+    let served = client
+        .get(new.url(&format!("/files/{photo_name}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(served.status(), 200);
+    assert_eq!(served.bytes().await.unwrap().as_ref(), photo.as_slice());
+    let list: app::api::FileList = client
+        .get(new.url("/api/files"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(list.used_bytes, photo.len() as u64);
+    assert_eq!(list.files.len(), 1);
+    let refs: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM file_refs WHERE sha256 = $1")
+        .bind(&photo_name)
+        .fetch_one(&new.pool)
+        .await
+        .unwrap();
+    assert_eq!(refs, 1, "the note's reference came along");
 }

@@ -13,6 +13,8 @@ use crate::helpers::{TestApp, problem_of, spawn_app};
 
 /// The most notes one import takes (docs/PROTOCOL.md, Import).
 const MAX_NOTES: usize = 10_000;
+/// The most files one import takes.
+const MAX_FILES: usize = 10_000;
 /// The most bytes `notes.json` may unpack to.
 const MAX_INFLATED: usize = 128 * 1024 * 1024;
 
@@ -223,7 +225,10 @@ async fn an_archive_with_more_entries_than_an_export_has_is_422() {
     let app = spawn_app().await;
     let export =
         json!({"format": "oncenote-export", "version": 1, "exported_at": "x", "notes": []});
-    let zip = archive([serde_json::to_vec(&export).unwrap()], 2 * MAX_NOTES + 100);
+    let zip = archive(
+        [serde_json::to_vec(&export).unwrap()],
+        2 * MAX_NOTES + MAX_FILES + 100,
+    );
 
     let refused = import(&app, Some("application/zip"), zip).await;
     assert_eq!(refused.status(), 422);

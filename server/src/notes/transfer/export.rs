@@ -1,22 +1,42 @@
 //! A person's notes, to take away: `GET /api/export` is a zip with `notes.json` (every
-//! note, in the trash or not, as the API shows it) and one Markdown file per note.
-//! `POST /api/import` (`import`) brings such a zip back.
+//! note, in the trash or not, as the API shows it), one Markdown file per note, and the
+//! person's files: `files.json` (each file's name, size, type and upload time) and
+//! `files/<sha256>`, the bytes. `POST /api/import` (`import`) brings such a zip back.
+//!
+//! The zip is written to a spool file, the files' bytes read from the database a few
+//! chunks at a time, and the spool file is streamed back: memory holds the notes and a
+//! few chunks, never the files (a person may hold a gigabyte of them).
 
-use std::io::{Cursor, Write};
+use std::io::{Seek, Write};
 
+use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
+use tokio::io::AsyncReadExt;
 use zip::write::SimpleFileOptions;
 
-use app::api::Note;
+use app::api::{FileInfo, Note};
 
-use super::export_reader::FORMAT;
+use super::export_reader::{FILES_DIR, FILES_JSON, FORMAT};
 use crate::accounts::session::SignedIn;
 use crate::error::ApiError;
+use crate::files::spool::SpoolFile;
 use crate::state::AppState;
+use crate::storage::Store;
 use crate::timestamp;
+
+/// Chunks of a file read from the database at once (4 MiB).
+const CHUNKS_AT_ONCE: u32 = 16;
+/// The bytes of the answer read from the spool file at once.
+const STREAM_PIECE: usize = 64 * 1024;
+
+/// `files.json`: the files the export holds.
+#[derive(Serialize)]
+struct ExportedFiles<'a> {
+    files: &'a [FileInfo],
+}
 
 #[derive(Serialize)]
 struct Export {
@@ -32,17 +52,37 @@ pub async fn download(
     SignedIn(viewer): SignedIn,
 ) -> Result<Response, ApiError> {
     let notes = state.store.notes().all_notes(&viewer.user_id).await?;
+    let (files, _) = state.store.files().files_of(&viewer.user_id).await?;
+    let files: Vec<FileInfo> = files.into_iter().map(FileInfo::from).collect();
     let exported_at = timestamp::format(timestamp::now());
-    let zip = write_zip(&Export {
+    let export = Export {
         format: FORMAT.into(),
-        version: 1,
+        version: 2,
         exported_at: exported_at.clone(),
         notes,
+    };
+    let mut spool = state.uploads.spool.create().await.map_err(export_failure)?;
+    spool.finish().await.map_err(export_failure)?;
+    let path = spool.path().to_owned();
+    let (store, scope) = (state.store.clone(), viewer.user_id.clone());
+    let runtime = tokio::runtime::Handle::current();
+    tokio::task::spawn_blocking(move || {
+        let out = std::fs::OpenOptions::new().write(true).open(&path)?;
+        write_zip(out, &export, &files, |file, into| {
+            runtime.block_on(copy_file(&store, &scope, file, into))
+        })?;
+        anyhow::Ok(())
     })
-    .map_err(|e| ApiError::Internal(e.context("writing an export")))?;
+    .await
+    .map_err(|e| ApiError::Internal(e.into()))?
+    .map_err(|e| match e.downcast_ref::<std::io::Error>() {
+        Some(io) if io.kind() == std::io::ErrorKind::StorageFull => ApiError::StorageFull,
+        _ => ApiError::Internal(e.context("writing an export")),
+    })?;
     let name = format!("oncenote-{}-{}.zip", viewer.username, &exported_at[..10]);
     let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{name}\""))
         .unwrap_or(HeaderValue::from_static("attachment"));
+    let (length, body) = stream_spool(spool).await.map_err(export_failure)?;
     Ok((
         [
             (
@@ -50,26 +90,104 @@ pub async fn download(
                 HeaderValue::from_static("application/zip"),
             ),
             (header::CONTENT_DISPOSITION, disposition),
+            (header::CONTENT_LENGTH, HeaderValue::from(length)),
         ],
-        zip,
+        body,
     )
         .into_response())
+}
+
+/// Writes the file's bytes into the zip entry, a few chunks at a time, and checks they are
+/// as many as the file's size.
+async fn copy_file(
+    store: &Store,
+    scope: &str,
+    file: &FileInfo,
+    into: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let mut written: u64 = 0;
+    let mut first: u32 = 0;
+    loop {
+        let chunks = store
+            .files()
+            .file_chunks(scope, &file.sha256, first, first + CHUNKS_AT_ONCE - 1)
+            .await?;
+        for chunk in &chunks {
+            into.write_all(chunk)?;
+            written += chunk.len() as u64;
+        }
+        if (chunks.len() as u32) < CHUNKS_AT_ONCE {
+            break;
+        }
+        first += CHUNKS_AT_ONCE;
+    }
+    anyhow::ensure!(
+        written == file.size,
+        "file {} has {written} bytes stored, not its {}",
+        file.sha256,
+        file.size
+    );
+    Ok(())
+}
+
+/// The spool file as the answer's body, read a piece at a time; the file is removed once
+/// the body is sent (or dropped).
+async fn stream_spool(spool: SpoolFile) -> std::io::Result<(u64, Body)> {
+    let file = tokio::fs::File::open(spool.path()).await?;
+    let length = file.metadata().await?.len();
+    let pieces = futures::stream::unfold(
+        (file, spool, vec![0u8; STREAM_PIECE]),
+        |(mut file, spool, mut buffer)| async move {
+            match file.read(&mut buffer).await {
+                Ok(0) => None,
+                Ok(n) => {
+                    let piece = axum::body::Bytes::copy_from_slice(&buffer[..n]);
+                    Some((Ok(piece), (file, spool, buffer)))
+                }
+                Err(error) => Some((Err(error), (file, spool, buffer))),
+            }
+        },
+    );
+    Ok((length, Body::from_stream(pieces)))
+}
+
+fn export_failure(error: std::io::Error) -> ApiError {
+    if error.kind() == std::io::ErrorKind::StorageFull {
+        ApiError::StorageFull
+    } else {
+        ApiError::Internal(anyhow::Error::new(error).context("writing an export"))
+    }
 }
 
 /// An export of `notes` as `GET /api/export` writes it (for the import's tests).
 #[cfg(test)]
 pub(super) fn zip_of(notes: Vec<Note>) -> Vec<u8> {
-    write_zip(&Export {
+    let export = Export {
         format: FORMAT.into(),
-        version: 1,
+        version: 2,
         exported_at: timestamp::format(timestamp::now()),
         notes,
-    })
+    };
+    write_zip(
+        std::io::Cursor::new(Vec::new()),
+        &export,
+        &[],
+        |_, _| Ok(()),
+    )
     .expect("an export")
+    .into_inner()
 }
 
-fn write_zip(export: &Export) -> anyhow::Result<Vec<u8>> {
-    let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+/// Writes the export into `out`: the notes, then the files, each file's bytes written
+/// into its entry by `bytes_of`. Files are stored as they are (no compression: images and
+/// PDFs are compressed already).
+fn write_zip<W: Write + Seek>(
+    out: W,
+    export: &Export,
+    files: &[FileInfo],
+    mut bytes_of: impl FnMut(&FileInfo, &mut dyn Write) -> anyhow::Result<()>,
+) -> anyhow::Result<W> {
+    let mut zip = zip::ZipWriter::new(out);
     let options = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
     zip.start_file("notes.json", options)?;
     zip.write_all(&serde_json::to_vec_pretty(export)?)?;
@@ -85,7 +203,14 @@ fn write_zip(export: &Export) -> anyhow::Result<Vec<u8>> {
         )?;
         zip.write_all(markdown(note).as_bytes())?;
     }
-    Ok(zip.finish()?.into_inner())
+    zip.start_file(FILES_JSON, options)?;
+    zip.write_all(&serde_json::to_vec_pretty(&ExportedFiles { files })?)?;
+    let stored = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    for file in files {
+        zip.start_file(format!("{FILES_DIR}/{}", file.sha256), stored)?;
+        bytes_of(file, &mut zip)?;
+    }
+    Ok(zip.finish()?)
 }
 
 /// A note as a Markdown file: a little front matter, the title as a heading, the body.

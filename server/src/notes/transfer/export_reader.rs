@@ -7,15 +7,19 @@
 //! - `notes.json` is read as a stream, at most [`MAX_INFLATED_BYTES`] of it (413 past that);
 //!   no string in it may be longer than any field of a valid note can be, so a note is
 //!   never more than about a megabyte in memory, whatever the file holds;
-//! - the notes are handed over one at a time, and there are at most [`MAX_NOTES`].
+//! - the notes are handed over one at a time, and there are at most [`MAX_NOTES`];
+//! - `files.json` is read within [`MAX_FILES_JSON_BYTES`] and lists at most [`MAX_FILES`];
+//!   each `files/<sha256>` is read as it unpacks, never past the largest file the server
+//!   takes (413), and must hash to its name (422) — before anything is imported.
 
 use std::cell::Cell;
-use std::io::{self, BufReader, Cursor, Read, Seek, SeekFrom};
+use std::io::{self, BufReader, Read, Seek, SeekFrom};
 use std::rc::Rc;
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use app::api::{MAX_REQUEST_BYTES, Note};
+use app::api::{FileInfo, MAX_REQUEST_BYTES, Note, is_file_name};
+use sha2::{Digest, Sha256};
 
 use crate::error::ApiError;
 
@@ -25,9 +29,14 @@ pub const MAX_NOTES: usize = 10_000;
 /// The most bytes `notes.json` may unpack to: twice the largest upload, about what a 64 MiB
 /// export of ordinary text holds (it holds every note twice, as JSON and as Markdown).
 pub const MAX_INFLATED_BYTES: u64 = 128 * 1024 * 1024;
-/// The most entries an archive may list: `notes.json`, a Markdown file per note, and room
-/// for folder entries.
-pub const MAX_ENTRIES: usize = 2 * MAX_NOTES + 16;
+/// The most files one import takes (a person with more exports them, and imports, in
+/// vain: far above what the quota lets one person keep in images of notes).
+pub const MAX_FILES: usize = 10_000;
+/// The most bytes `files.json` may unpack to: about 200 bytes a file.
+const MAX_FILES_JSON_BYTES: u64 = 4 * 1024 * 1024;
+/// The most entries an archive may list: `notes.json`, a Markdown file per note,
+/// `files.json`, a file per file, and room for folder entries.
+pub const MAX_ENTRIES: usize = 2 * MAX_NOTES + MAX_FILES + 16;
 /// The most bytes the zip reader may read to find and list the entries: an export's
 /// directory takes at most ~250 bytes per entry (a file name of 40 characters of any
 /// script), so [`MAX_ENTRIES`] of ours fit with room to spare.
@@ -37,10 +46,14 @@ const DIRECTORY_BUDGET: u64 = 8 * 1024 * 1024;
 const MAX_TEXT_BYTES: u64 = MAX_REQUEST_BYTES as u64;
 /// What `notes.json` says it is.
 pub const FORMAT: &str = "oncenote-export";
+/// The list of the export's files (absent from exports made before files were).
+pub const FILES_JSON: &str = "files.json";
+/// The folder of the files' bytes, each under its name.
+pub const FILES_DIR: &str = "files";
 
 /// Reads the export's notes and counts them, keeping none: the check made before anything
 /// is imported. Fails as an import would (413 too large, 422 not an export we can take).
-pub fn count_notes(zip: &[u8]) -> Result<usize, ApiError> {
+pub fn count_notes(zip: impl Read + Seek) -> Result<usize, ApiError> {
     let mut count = 0;
     each_note(zip, |_| {
         count += 1;
@@ -58,7 +71,7 @@ pub fn count_notes(zip: &[u8]) -> Result<usize, ApiError> {
 /// Hands every note of the export to `each`, in order, one at a time. A refusal from
 /// `each` stops the reading and is the answer.
 pub fn each_note(
-    zip: &[u8],
+    zip: impl Read + Seek,
     mut each: impl FnMut(Note) -> Result<(), ApiError>,
 ) -> Result<(), ApiError> {
     let mut archive = open(zip)?;
@@ -91,6 +104,126 @@ pub fn each_note(
     }
 }
 
+/// The files the export holds, as `files.json` lists them, each checked: its name is a
+/// file's name, its entry is there, unpacks to at most `max_file_bytes` and hashes to its
+/// name. The sizes are the ones counted. Fails as an import would (413, 422).
+pub fn exported_files(
+    zip: impl Read + Seek,
+    max_file_bytes: u64,
+) -> Result<Vec<FileInfo>, ApiError> {
+    #[derive(serde::Deserialize)]
+    struct Listed {
+        files: Vec<FileInfo>,
+    }
+    let mut archive = open(zip)?;
+    let mut listed = match archive.by_name(FILES_JSON) {
+        Err(zip::result::ZipError::FileNotFound) => return Ok(Vec::new()),
+        Err(e) => return Err(not_an_export(&format!("files.json cannot be read: {e}"))),
+        Ok(entry) => {
+            let mut json = Vec::new();
+            entry
+                .take(MAX_FILES_JSON_BYTES + 1)
+                .read_to_end(&mut json)
+                .map_err(|e| not_an_export(&format!("files.json: {e}")))?;
+            if json.len() as u64 > MAX_FILES_JSON_BYTES {
+                return Err(ApiError::UnpacksTooLarge(format!(
+                    "files.json unpacks to more than {} bytes, the most an import reads",
+                    app::api::grouped(MAX_FILES_JSON_BYTES as usize)
+                )));
+            }
+            serde_json::from_slice::<Listed>(&json)
+                .map_err(|e| not_an_export(&format!("files.json: {e}")))?
+                .files
+        }
+    };
+    if listed.len() > MAX_FILES {
+        return Err(ApiError::ValidationFailed(format!(
+            "this export holds more than {} files, the most one import takes",
+            app::api::grouped(MAX_FILES)
+        )));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for file in &mut listed {
+        if !is_file_name(&file.sha256) || !seen.insert(file.sha256.clone()) {
+            return Err(not_an_export(&format!(
+                "files.json names {:?}, which is not the name of a file or is there twice",
+                cut(&file.sha256, 80)
+            )));
+        }
+        file.size = unpack_file(&mut archive, &file.sha256, max_file_bytes, &mut io::sink())?;
+    }
+    Ok(listed)
+}
+
+/// An export opened to unpack its files, its directory read once.
+pub struct ExportFiles<R>(zip::ZipArchive<Budgeted<R>>);
+
+impl<R: Read + Seek> ExportFiles<R> {
+    pub fn open(zip: R) -> Result<Self, ApiError> {
+        Ok(Self(open(zip)?))
+    }
+
+    /// Unpacks the file `sha256` into `into`, checking it as [`exported_files`] does.
+    /// Returns its size.
+    pub fn extract(
+        &mut self,
+        sha256: &str,
+        max_file_bytes: u64,
+        into: &mut impl io::Write,
+    ) -> Result<u64, ApiError> {
+        unpack_file(&mut self.0, sha256, max_file_bytes, into)
+    }
+}
+
+fn unpack_file<R: Read + Seek>(
+    archive: &mut zip::ZipArchive<Budgeted<R>>,
+    sha256: &str,
+    max_file_bytes: u64,
+    into: &mut impl io::Write,
+) -> Result<u64, ApiError> {
+    let name = format!("{FILES_DIR}/{sha256}");
+    let entry = archive.by_name(&name).map_err(|e| {
+        not_an_export(&format!(
+            "files.json lists {name}, which cannot be read: {e}"
+        ))
+    })?;
+    let mut bytes = entry.take(max_file_bytes + 1);
+    let mut hasher = Sha256::new();
+    let mut size: u64 = 0;
+    let mut buffer = vec![0u8; 64 * 1024];
+    loop {
+        let n = bytes
+            .read(&mut buffer)
+            .map_err(|e| not_an_export(&format!("{name}: {e}")))?;
+        if n == 0 {
+            break;
+        }
+        size += n as u64;
+        if size > max_file_bytes {
+            return Err(ApiError::UnpacksTooLarge(format!(
+                "{name} unpacks to more than {} bytes, the largest file this server takes",
+                app::api::grouped(usize::try_from(max_file_bytes).unwrap_or(usize::MAX))
+            )));
+        }
+        hasher.update(&buffer[..n]);
+        into.write_all(&buffer[..n]).map_err(|e| {
+            if e.kind() == io::ErrorKind::StorageFull {
+                ApiError::StorageFull
+            } else {
+                ApiError::Internal(anyhow::Error::new(e).context("unpacking an imported file"))
+            }
+        })?;
+    }
+    let actual = hex::encode(hasher.finalize());
+    if actual != sha256 {
+        return Err(ApiError::ValidationFailed(format!(
+            "this export's {name} does not hash to its name (its SHA-256 is {actual}): \
+             the export was changed or damaged"
+        )));
+    }
+    Ok(size)
+}
+
 /// A refusal of what the archive holds; `why` is cut, as it may quote the file.
 fn not_an_export(why: &str) -> ApiError {
     ApiError::ValidationFailed(format!(
@@ -108,10 +241,10 @@ pub fn cut(text: &str, max: usize) -> String {
 }
 
 /// The archive, its entries listed within [`DIRECTORY_BUDGET`] and counted.
-fn open(zip: &[u8]) -> Result<zip::ZipArchive<Budgeted<'_>>, ApiError> {
+fn open<R: Read + Seek>(zip: R) -> Result<zip::ZipArchive<Budgeted<R>>, ApiError> {
     let budget = Rc::new(Cell::new(DIRECTORY_BUDGET));
     let reader = Budgeted {
-        inner: Cursor::new(zip),
+        inner: zip,
         budget: budget.clone(),
     };
     let too_many = || {
@@ -140,12 +273,12 @@ fn open(zip: &[u8]) -> Result<zip::ZipArchive<Budgeted<'_>>, ApiError> {
 }
 
 /// The upload, read by the zip reader within a budget of bytes.
-struct Budgeted<'a> {
-    inner: Cursor<&'a [u8]>,
+pub struct Budgeted<R> {
+    inner: R,
     budget: Rc<Cell<u64>>,
 }
 
-impl Read for Budgeted<'_> {
+impl<R: Read> Read for Budgeted<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let left = self.budget.get();
         if left == 0 {
@@ -158,7 +291,7 @@ impl Read for Budgeted<'_> {
     }
 }
 
-impl Seek for Budgeted<'_> {
+impl<R: Seek> Seek for Budgeted<R> {
     fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
         self.inner.seek(to)
     }
@@ -329,6 +462,8 @@ impl<'de, F: FnMut(Note) -> Result<(), ApiError>> Visitor<'de> for NotesSeed<'_,
 
 #[cfg(test)]
 mod tests {
+    use std::io::Cursor;
+
     use super::*;
 
     #[test]
@@ -361,7 +496,7 @@ mod tests {
             })
             .collect();
         let zip = super::super::export::zip_of(notes);
-        assert_eq!(count_notes(&zip).unwrap(), MAX_NOTES);
+        assert_eq!(count_notes(Cursor::new(&zip)).unwrap(), MAX_NOTES);
     }
 
     #[test]
@@ -378,7 +513,7 @@ mod tests {
             zip.start_file(format!("{n}"), stored).unwrap();
         }
         let zip = zip.finish().unwrap().into_inner();
-        match count_notes(&zip) {
+        match count_notes(Cursor::new(&zip)) {
             Err(ApiError::ValidationFailed(why)) => assert!(why.contains("entries"), "{why}"),
             other => panic!("{other:?}"),
         }

@@ -2,23 +2,34 @@
 //! ordinary idempotent create, with a key derived from the note's id — so importing the
 //! same export twice adds nothing (the second time every create is a replay).
 //!
-//! The whole export is read and checked first (`export_reader::count_notes`), keeping no
-//! note: an export refused for its size, its entries, its shape or its number of notes
-//! imports nothing. It is then read a second time, a note at a time, on a blocking thread
-//! that hands each note to this request over a short queue — so memory holds a few notes,
-//! never the export.
+//! The upload is spooled to local disk (with its files an export may hold a gigabyte),
+//! then read and checked whole first (`export_reader::count_notes`, `exported_files`),
+//! keeping nothing: an export refused for its size, its entries, its shape, its number of
+//! notes, a file that does not hash to its name or files past the person's quota imports
+//! nothing. Its files are then stored (each unpacked to a spool file of its own and
+//! inserted as an upload is: one transaction, counted against the quota, a file the person
+//! has already left as it is), then its notes read a second time, a note at a time, on a
+//! blocking thread that hands each note to this request over a short queue — so memory
+//! holds a few notes and a piece of a file, never the export.
+
+use std::collections::HashSet;
+use std::io::BufReader;
+use std::path::Path;
 
 use axum::body::Body;
 use axum::extract::State;
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 
-use app::api::{ImportReport, NewNote, Note};
+use app::api::{FileInfo, ImportReport, NewNote, Note};
 
 use super::export_reader::{self, cut};
 use crate::accounts::session::SignedIn;
 use crate::error::ApiError;
-use crate::http::body::{read_at_most, require_zip};
+use crate::files::sniff::declared_type;
+use crate::files::spool::SpoolFile;
+use crate::files::upload::{receive, spool_failure};
+use crate::http::body::require_zip;
 use crate::idempotency::{self, IdempotencyKey};
 use crate::notes::answers;
 use crate::notes::changes::{IfMatch, Lifecycle, ValidLifecycle};
@@ -27,9 +38,12 @@ use crate::notes::lifecycle::ChangeLifecycle;
 use crate::notes::new_note::ValidNewNote;
 use crate::notes::pin::{PinNote, ValidPin};
 use crate::state::AppState;
+use crate::storage::files::FileInsert;
+use crate::timestamp;
 
-/// The largest export accepted for import.
-const IMPORT_MAX_BYTES: usize = 64 * 1024 * 1024;
+/// The largest export accepted for import, besides its files (which may add up to the
+/// person's quota).
+const IMPORT_MAX_BYTES: u64 = 64 * 1024 * 1024;
 /// Notes read ahead of the one being imported.
 const READ_AHEAD: usize = 8;
 /// How much of a title a failure quotes.
@@ -52,21 +66,34 @@ pub async fn upload(
     let _running = RUNNING
         .try_acquire()
         .map_err(|_| ApiError::TooManyImports)?;
-    let zip = read_at_most(
-        &headers,
-        body,
-        state.config.body_timeout * 4,
-        IMPORT_MAX_BYTES,
-    )
-    .await?;
-    let checked = zip.clone();
-    let count = tokio::task::spawn_blocking(move || export_reader::count_notes(&checked))
-        .await
-        .map_err(|e| ApiError::Internal(e.into()))??;
+    let max = IMPORT_MAX_BYTES.saturating_add(state.config.file_quota_bytes);
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|length| length > max) {
+        return Err(ApiError::PayloadTooLarge {
+            limit: usize::try_from(max).unwrap_or(usize::MAX),
+        });
+    }
+    let mut zip = state.uploads.spool.create().await.map_err(spool_failure)?;
+    receive(body, &mut zip, max, state.config.body_timeout).await?;
+    let path = zip.path().to_owned();
+    let max_file = state.config.file_max_bytes;
+    let (count, files) = tokio::task::spawn_blocking(move || {
+        let count = export_reader::count_notes(spooled(&path)?)?;
+        let files = export_reader::exported_files(spooled(&path)?, max_file)?;
+        Ok::<_, ApiError>((count, files))
+    })
+    .await
+    .map_err(|e| ApiError::Internal(e.into()))??;
+    let (files_imported, files_there) =
+        import_files(&state, &viewer.user_id, zip.path(), files).await?;
 
+    let path = zip.path().to_owned();
     let (notes, mut next) = tokio::sync::mpsc::channel::<Note>(READ_AHEAD);
     let reading = tokio::task::spawn_blocking(move || {
-        export_reader::each_note(&zip, |note| {
+        export_reader::each_note(spooled(&path)?, |note| {
             // The request went away (the client left): stop reading.
             notes.blocking_send(note).map_err(|_| {
                 ApiError::Internal(anyhow::anyhow!("the import stopped before its end"))
@@ -90,9 +117,103 @@ pub async fn upload(
         imported = result.imported,
         already_there = result.already_there,
         failed = result.failed.len(),
+        files_imported,
+        files_there,
         "import done"
     );
+    // The spool file of the export is removed here, as `zip` goes.
+    drop(zip);
     Ok(axum::Json(result).into_response())
+}
+
+/// The spooled export, to read (each reading opens it afresh).
+fn spooled(path: &Path) -> Result<BufReader<std::fs::File>, ApiError> {
+    std::fs::File::open(path)
+        .map(BufReader::new)
+        .map_err(|e| ApiError::Internal(anyhow::Error::new(e).context("reading a spooled import")))
+}
+
+/// Stores the export's files the person does not have yet, after checking that they fit
+/// in the quota (413 `quota-exceeded`, nothing stored, if not). Each is unpacked on a
+/// blocking thread into a spool file of its own and inserted as an upload is; a file the
+/// person has already (an earlier import of the same export) is left as it is — so an
+/// import is exactly once for files too. Returns how many were stored and how many the
+/// person had.
+async fn import_files(
+    state: &AppState,
+    scope: &str,
+    zip: &Path,
+    files: Vec<FileInfo>,
+) -> Result<(usize, usize), ApiError> {
+    if files.is_empty() {
+        return Ok((0, 0));
+    }
+    let quota = state.config.file_quota_bytes;
+    let (stored, used) = state.store.files().files_of(scope).await?;
+    let had: HashSet<String> = stored.into_iter().map(|f| f.sha256).collect();
+    let (there, new): (Vec<FileInfo>, Vec<FileInfo>) =
+        files.into_iter().partition(|f| had.contains(&f.sha256));
+    let new_bytes: u64 = new.iter().map(|f| f.size).sum();
+    if used.saturating_add(new_bytes) > quota {
+        return Err(ApiError::QuotaExceeded {
+            size: new_bytes,
+            used,
+            quota,
+        });
+    }
+    let (unpacked, mut next) = tokio::sync::mpsc::channel::<(FileInfo, SpoolFile, u64)>(1);
+    let (zip, max_file) = (zip.to_owned(), state.config.file_max_bytes);
+    let spool = state.uploads.spool.clone();
+    let runtime = tokio::runtime::Handle::current();
+    let unpacking = tokio::task::spawn_blocking(move || {
+        let mut archive = export_reader::ExportFiles::open(spooled(&zip)?)?;
+        for file in new {
+            let mut spooled_file = runtime.block_on(spool.create()).map_err(spool_failure)?;
+            runtime
+                .block_on(spooled_file.finish())
+                .map_err(spool_failure)?;
+            let mut out = std::fs::OpenOptions::new()
+                .write(true)
+                .open(spooled_file.path())
+                .map_err(spool_failure)?;
+            let size = archive.extract(&file.sha256, max_file, &mut out)?;
+            drop(out);
+            if unpacked.blocking_send((file, spooled_file, size)).is_err() {
+                // The request went away: stop unpacking.
+                break;
+            }
+        }
+        Ok::<_, ApiError>(())
+    });
+    let now = timestamp::format(timestamp::now());
+    let mut imported = 0;
+    while let Some((file, spooled_file, size)) = next.recv().await {
+        let content_type = declared_type(Some(&file.content_type));
+        let inserted = state
+            .store
+            .files()
+            .insert_file(
+                scope,
+                &file.sha256,
+                size,
+                &content_type,
+                spooled_file.path(),
+                quota,
+                &now,
+            )
+            .await?;
+        match inserted {
+            FileInsert::Stored(_) => imported += 1,
+            FileInsert::AlreadyThere(_) => {}
+            FileInsert::OverQuota { used, quota } => {
+                return Err(ApiError::QuotaExceeded { size, used, quota });
+            }
+        }
+    }
+    unpacking
+        .await
+        .map_err(|e| ApiError::Internal(e.into()))??;
+    Ok((imported, there.len()))
 }
 
 /// A note that could not be made, as the client is told: the start of its title and why.

@@ -17,6 +17,8 @@
 
 mod accounts;
 mod changes;
+mod file_refs;
+mod files;
 mod keys;
 mod limits;
 pub mod listen;

@@ -5,6 +5,7 @@ use app::api::{ChangeKind, Note, Revision, RevisionKind};
 use sqlx::{Postgres, Transaction};
 
 use super::changes::PendingChange;
+use super::file_refs::{forget_refs_of, refer_to_files};
 use super::search::{SEARCH_DOCUMENT, search_parts};
 use super::unstorable;
 use crate::records::{Fingerprint, IdempotencyKey};
@@ -34,6 +35,7 @@ impl NoteWrites for PgTx {
             return Ok(false);
         }
         insert_tags(&mut self.0, scope, &note.id, &tags_of(note)).await?;
+        refer_to_files(&mut self.0, scope, note).await?;
         self.1.push(PendingChange::new(
             scope,
             &note.id,
@@ -207,6 +209,7 @@ impl NoteWrites for PgTx {
             .execute(&mut *self.0)
             .await?;
         insert_tags(&mut self.0, scope, &note.id, &tags).await?;
+        refer_to_files(&mut self.0, scope, note).await?;
         self.1.push(PendingChange::new(
             scope,
             &note.id,
@@ -267,8 +270,8 @@ impl NoteWrites for PgTx {
     }
 }
 
-/// Deletes a note (its revisions go with it) and leaves its tombstone (its change is the
-/// caller's to record).
+/// Deletes a note (its revisions and its references to files go with it) and leaves its
+/// tombstone (its change is the caller's to record).
 pub(super) async fn purge_note(
     tx: &mut Transaction<'static, Postgres>,
     scope: &str,
@@ -288,6 +291,7 @@ pub(super) async fn purge_note(
     .bind(id)
     .execute(&mut **tx)
     .await?;
+    forget_refs_of(tx, scope, id, at).await?;
     sqlx::query("DELETE FROM notes WHERE scope = $1 AND id = $2")
         .bind(scope)
         .bind(id)

@@ -1,5 +1,6 @@
 //! The background sweeps on PostgreSQL, in small batches that skip locked rows: the trash
-//! emptied; expired keys, tombstones, sessions and sign-in limits deleted.
+//! emptied; expired keys, tombstones, sessions, sign-in limits and files no note refers
+//! to deleted.
 
 use app::api::ChangeKind;
 use sqlx::postgres::PgPool;
@@ -11,6 +12,8 @@ use crate::storage::StorageError;
 
 /// Rows a sweep takes in one transaction.
 pub(super) const SWEEP_BATCH: i64 = 500;
+/// Files a sweep deletes in one transaction (each takes its chunks with it: up to 25 MiB).
+const FILE_SWEEP_BATCH: i64 = 50;
 
 impl PgStore {
     pub async fn empty_trash_before(&self, cutoff: &str, now: &str) -> Result<u64, StorageError> {
@@ -63,6 +66,38 @@ impl PgStore {
             .await?;
         }
         Ok(deleted)
+    }
+
+    /// A file is deleted only if, once this sweep holds its row, it was still last seen
+    /// before `cutoff`: a write that refers to it marks it seen in the write's own
+    /// transaction (`file_refs::refer_to_files`), so a file a write is about to refer to
+    /// is skipped while the write holds it, and kept after it commits.
+    pub async fn sweep_files(&self, cutoff: &str) -> Result<u64, StorageError> {
+        let mut swept = 0;
+        loop {
+            let batch: i64 = sqlx::query_scalar(
+                "WITH gone AS ( \
+                   DELETE FROM files WHERE (scope, sha256) IN ( \
+                     SELECT scope, sha256 FROM files f WHERE last_seen_at < $1 AND NOT EXISTS \
+                       (SELECT 1 FROM file_refs r WHERE r.scope = f.scope AND r.sha256 = f.sha256) \
+                     ORDER BY last_seen_at LIMIT $2 FOR UPDATE SKIP LOCKED) \
+                   AND last_seen_at < $1 \
+                   RETURNING scope, size), \
+                 used AS ( \
+                   UPDATE file_usage u SET used_bytes = u.used_bytes - g.size \
+                   FROM (SELECT scope, SUM(size)::bigint AS size FROM gone GROUP BY scope) g \
+                   WHERE u.scope = g.scope) \
+                 SELECT COUNT(*) FROM gone",
+            )
+            .bind(cutoff)
+            .bind(FILE_SWEEP_BATCH)
+            .fetch_one(&self.pool)
+            .await?;
+            swept += batch as u64;
+            if batch < FILE_SWEEP_BATCH {
+                return Ok(swept);
+            }
+        }
     }
 
     pub async fn sweep_sessions(&self, now: &str) -> Result<u64, StorageError> {

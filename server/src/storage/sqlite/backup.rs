@@ -1,5 +1,7 @@
 //! An online backup of a SQLite database: `VACUUM INTO` writes a consistent copy of the
-//! database as of one moment (a read transaction), while the server keeps serving.
+//! database as of one moment (a read transaction), while the server keeps serving. The
+//! files in notes live in the database (`files`, `file_chunks`), so the copy holds them
+//! too, consistent with the notes that refer to them.
 
 use std::path::Path;
 use std::str::FromStr;
@@ -16,6 +18,9 @@ pub struct BackupReport {
     pub users: i64,
     pub notes: i64,
     pub revisions: i64,
+    /// The files in notes, and the bytes they hold.
+    pub files: i64,
+    pub file_bytes: i64,
 }
 
 /// Copies the database at `url` to `to`, which must not exist yet, and checks the copy.
@@ -69,11 +74,17 @@ pub async fn backup(url: &str, to: &Path) -> anyhow::Result<BackupReport> {
     let revisions = sqlx::query_scalar(&count("revisions"))
         .fetch_one(&mut copy)
         .await?;
+    let (files, file_bytes): (i64, i64) =
+        sqlx::query_as("SELECT count(*), COALESCE(sum(size), 0) FROM files")
+            .fetch_one(&mut copy)
+            .await?;
     copy.close().await?;
     Ok(BackupReport {
         bytes: std::fs::metadata(to)?.len(),
         users,
         notes,
         revisions,
+        files,
+        file_bytes,
     })
 }

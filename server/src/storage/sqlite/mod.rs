@@ -16,6 +16,8 @@
 mod accounts;
 pub mod backup;
 mod changes;
+mod file_refs;
+mod files;
 mod keys;
 mod limits;
 mod note_writes;

@@ -5,6 +5,7 @@ use app::api::{ChangeKind, Note, Revision, RevisionKind};
 use sqlx::SqliteConnection;
 
 use super::changes::record_change;
+use super::file_refs::{forget_refs_of, refer_to_files};
 use super::notes::note_by_id;
 use super::search::cjk_of;
 use crate::records::{Fingerprint, IdempotencyKey};
@@ -29,6 +30,7 @@ impl NoteWrites for SqliteTx<'_> {
             return Ok(false);
         }
         insert_tags(self.0, scope, &note.id, &tags_of(note)).await?;
+        refer_to_files(self.0, scope, note).await?;
         record_change(
             self.0,
             scope,
@@ -188,6 +190,7 @@ impl NoteWrites for SqliteTx<'_> {
             .execute(&mut *self.0)
             .await?;
         insert_tags(self.0, scope, &note.id, &tags).await?;
+        refer_to_files(self.0, scope, note).await?;
         record_change(
             self.0,
             scope,
@@ -244,7 +247,8 @@ impl NoteWrites for SqliteTx<'_> {
     }
 }
 
-/// Deletes a note (its revisions go with it) and leaves its tombstone.
+/// Deletes a note (its revisions and its references to files go with it) and leaves its
+/// tombstone.
 pub(super) async fn purge_note(
     tx: &mut SqliteConnection,
     scope: &str,
@@ -264,6 +268,7 @@ pub(super) async fn purge_note(
     .bind(id)
     .execute(&mut *tx)
     .await?;
+    forget_refs_of(tx, scope, id, at).await?;
     sqlx::query("DELETE FROM notes WHERE scope = ? AND id = ?")
         .bind(scope)
         .bind(id)

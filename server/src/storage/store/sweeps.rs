@@ -22,6 +22,10 @@ delegate! {
         /// Deletes what deletes for good before `cutoff` left behind (tombstones and the keys
         /// of the notes they deleted).
         fn sweep_tombstones(&self, cutoff: &str) -> Result<u64, StorageError>;
+        /// Deletes the files no note refers to that were last uploaded, or last lost a
+        /// note's reference, before `cutoff` (with their bytes), and takes their sizes off
+        /// their people's usage in the same transactions. Returns how many went.
+        fn sweep_files(&self, cutoff: &str) -> Result<u64, StorageError>;
         /// Deletes expired sessions.
         fn sweep_sessions(&self, now: &str) -> Result<u64, StorageError>;
         /// Deletes the buckets whose window began before `cutoff` and which are not locked

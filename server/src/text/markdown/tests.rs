@@ -269,6 +269,30 @@ fn images_from_the_persons_files_show_lazily_and_others_become_links() {
 }
 
 #[test]
+fn a_link_to_one_of_the_persons_files_stays_a_plain_link_and_an_image_keeps_its_alt_text() {
+    let hash = "cd".repeat(32);
+    // A PDF in a note: a link the browser follows (the file is served as an attachment).
+    assert_eq!(
+        render(&format!("[the report.pdf](/files/{hash})")),
+        format!(
+            "<p><a href=\"/files/{hash}\" rel=\"noopener noreferrer nofollow\">the report.pdf</a></p>\n"
+        )
+    );
+    // Its address written out is text, not a link or an image.
+    assert_eq!(
+        render(&format!("see /files/{hash}")),
+        format!("<p>see /files/{hash}</p>\n")
+    );
+    // An image as the editor writes it: shown lazily, its alt text kept, escaped.
+    assert_eq!(
+        render(&format!("![whiteboard \"Q3\" <plan>](/files/{hash})")),
+        format!(
+            "<p><img src=\"/files/{hash}\" alt=\"whiteboard &quot;Q3&quot; &lt;plan&gt;\" loading=\"lazy\"></p>\n"
+        )
+    );
+}
+
+#[test]
 fn the_same_body_renders_to_the_same_bytes() {
     let body = "# T\n\n- [ ] a #tag\n- [x] ![i](/files/x) https://e.example\n\n| a |\n|---|\n| b |";
     let first = render(body);

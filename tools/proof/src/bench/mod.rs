@@ -8,6 +8,7 @@
 
 pub mod burst;
 pub mod disk;
+pub mod files;
 pub mod latency;
 pub mod lists;
 pub mod live;

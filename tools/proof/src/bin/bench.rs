@@ -12,7 +12,7 @@ use clap::Parser;
 use proof::bench::people::{people, sqlite_database, start_server};
 use proof::bench::report::{Measured, Report};
 use proof::bench::search::SearchServer;
-use proof::bench::{burst, disk, latency, live, page, postgres, wasm, writes};
+use proof::bench::{burst, disk, files, latency, live, page, postgres, wasm, writes};
 
 #[derive(Parser, Debug)]
 #[command(about = "Measures oncenote's save path against its baselines")]
@@ -39,6 +39,10 @@ struct Args {
     /// Only the live-updates figures (change → event latency, idle streams' memory).
     #[arg(long)]
     live_only: bool,
+    /// Only the files figures (a 10 MiB upload's throughput, memory during 8 parallel
+    /// 25 MiB uploads).
+    #[arg(long)]
+    files_only: bool,
 }
 
 #[tokio::main]
@@ -49,6 +53,11 @@ async fn main() -> anyhow::Result<()> {
     let seconds = Duration::from_secs(args.seconds);
     if args.live_only {
         live::at_scale(&args.server, &dir).await?;
+        let _ = std::fs::remove_dir_all(&dir);
+        return Ok(());
+    }
+    if args.files_only {
+        files::upload_figures(&args.server, &dir).await?;
         let _ = std::fs::remove_dir_all(&dir);
         return Ok(());
     }
@@ -121,6 +130,9 @@ async fn main() -> anyhow::Result<()> {
     // Live updates: 1,000 streams (latency), then 10,000 idle ones (memory).
     let live = live::at_scale(&args.server, &dir).await?;
 
+    // Files: one upload's throughput, and memory during parallel uploads.
+    let files = files::upload_figures(&args.server, &dir).await?;
+
     let wasm = wasm::wasm_sizes(&args.pkg)?;
     let server_peak_rss_kib = server.peak_memory_kib();
     server.kill()?;
@@ -140,6 +152,7 @@ async fn main() -> anyhow::Result<()> {
         server_peak_rss_kib,
         postgres,
         live,
+        files,
     });
     report.print_targets();
     report.print_side_by_side();
