@@ -216,8 +216,8 @@ pub async fn backup(config: &Config, to: &Path) -> anyhow::Result<String> {
         DatabaseUrl::Sqlite(url) => {
             let report = backup::backup(url, to).await?;
             Ok(format!(
-                "wrote {} ({} bytes): {} accounts, {} notes, {} revisions, {} files \
-                 ({} bytes); integrity ok",
+                "wrote {} ({} bytes): {} accounts, {} notes, {} revisions, {} files ({} bytes); \
+                 integrity ok",
                 to.display(),
                 report.bytes,
                 report.users,
@@ -376,6 +376,37 @@ mod tests {
         copy.close().await;
         let again = backup(&config, &to).await.unwrap_err();
         assert!(again.to_string().contains("never overwrites"), "{again}");
+        store.close().await;
+    }
+
+    #[tokio::test]
+    async fn a_backup_carries_the_files_in_notes_with_all_their_bytes() {
+        use crate::storage::files::FileInsert;
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("live.db").display());
+        let config = Config::for_tests(url);
+        let store = crate::storage::Store::open(&config).await.unwrap();
+        let spool = dir.path().join("upload");
+        let bytes: Vec<u8> = (0..600_000u32).map(|n| n as u8).collect();
+        std::fs::write(&spool, &bytes).unwrap();
+        let name = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(&bytes));
+        let stored = store
+            .files()
+            .insert_file(
+                "someone",
+                &name,
+                600_000,
+                "image/png",
+                &spool,
+                u64::MAX,
+                "2026-12-01T00:00:00.000000Z",
+            )
+            .await
+            .unwrap();
+        assert!(matches!(stored, FileInsert::Stored(_)), "{stored:?}");
+        let to = dir.path().join("copy.db");
+        let said = backup(&config, &to).await.unwrap();
+        assert!(said.contains("1 files (600000 bytes)"), "{said}");
         store.close().await;
     }
 }

@@ -18,7 +18,7 @@ pub struct BackupReport {
     pub users: i64,
     pub notes: i64,
     pub revisions: i64,
-    /// The files in notes, and the bytes they hold.
+    /// Files in notes, and the bytes their chunks hold (checked against their sizes).
     pub files: i64,
     pub file_bytes: i64,
 }
@@ -74,10 +74,21 @@ pub async fn backup(url: &str, to: &Path) -> anyhow::Result<BackupReport> {
     let revisions = sqlx::query_scalar(&count("revisions"))
         .fetch_one(&mut copy)
         .await?;
-    let (files, file_bytes): (i64, i64) =
-        sqlx::query_as("SELECT count(*), COALESCE(sum(size), 0) FROM files")
-            .fetch_one(&mut copy)
-            .await?;
+    let files = sqlx::query_scalar(&count("files"))
+        .fetch_one(&mut copy)
+        .await?;
+    let (file_bytes, sizes): (i64, i64) = sqlx::query_as(
+        "SELECT (SELECT COALESCE(SUM(length(bytes)), 0) FROM file_chunks), \
+         (SELECT COALESCE(SUM(size), 0) FROM files)",
+    )
+    .fetch_one(&mut copy)
+    .await?;
+    if file_bytes != sizes {
+        bail!(
+            "the backup at {} holds {file_bytes} bytes of files where their sizes add up to {sizes}",
+            to.display()
+        );
+    }
     copy.close().await?;
     Ok(BackupReport {
         bytes: std::fs::metadata(to)?.len(),
