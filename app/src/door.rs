@@ -9,7 +9,7 @@ use crate::browser;
 use crate::state::PageState;
 
 pub use crate::browser::{
-    attach_dropped, attach_pasted, attach_picked, change_note, confirm_sign_out, discard, edit, import_file, press_save, restore_version,
+    attach_dropped, attach_pasted, attach_picked, change_note, load_files, confirm_sign_out, discard, edit, import_file, press_save, restore_version,
     retry_now, start, tick_task, undo_trash,
 };
 

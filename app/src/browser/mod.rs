@@ -15,6 +15,7 @@ mod drafts;
 mod drain;
 mod fetch_transport;
 mod file_hash;
+mod file_list;
 mod file_store;
 mod file_upload;
 mod finished;
@@ -36,6 +37,7 @@ pub use commands::{
     change_note, discard, edit, press_save, restore_version, tick_task, undo_trash,
 };
 pub use drain::drain as retry_now;
+pub use file_list::load_files;
 pub use import::import_file;
 pub use page_events::{resume_draft, start};
 pub use sign_out::confirm_sign_out;
