@@ -34,7 +34,13 @@ Configuration comes from the environment; nothing is required:
   ONCENOTE_TRASH_DAYS            the trash empties itself after this many days (30)
   ONCENOTE_TOMBSTONE_DAYS        a delete for good is remembered this many days (365)
   ONCENOTE_HEADER_TIMEOUT_SECS   time allowed for a request's headers (10)
-  ONCENOTE_BODY_TIMEOUT_SECS     time allowed for a request's body (30)
+  ONCENOTE_BODY_TIMEOUT_SECS     time allowed for a request's body (30); for a
+                                 file upload, the longest wait for its next byte
+  ONCENOTE_FILE_MAX_BYTES        the largest file an upload may bring (26214400)
+  ONCENOTE_FILE_QUOTA_BYTES      the bytes one person's files may take (1073741824)
+  ONCENOTE_UPLOADS_PER_PERSON    uploads one person may have running at once (4)
+  ONCENOTE_UPLOADS_MAX           uploads this process runs at once (16)
+  ONCENOTE_SPOOL_DIR             where uploads wait until stored (<temp>/oncenote-uploads)
   ONCENOTE_MAX_CONNECTIONS       connections open at once, then 503 (4096, less
                                  if the open-file limit leaves less room)
   ONCENOTE_STREAMS_PER_PERSON    live streams one person may hold open (16)

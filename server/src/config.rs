@@ -87,6 +87,23 @@ pub struct Config {
     /// `ONCENOTE_FEED_POLL_MS`: how often the live streams' backstop reads every person's
     /// latest seq, for a change no signal announced (a sweep, a notification missed).
     pub feed_poll: Duration,
+    /// `ONCENOTE_FILE_MAX_BYTES`: the largest file one upload may bring (25 MiB); past it,
+    /// 413 before the body is read (or as soon as it passes the limit).
+    pub file_max_bytes: u64,
+    /// `ONCENOTE_FILE_QUOTA_BYTES`: the bytes one person's files may take in all (1 GiB);
+    /// past it, 413 `quota-exceeded`.
+    pub file_quota_bytes: u64,
+    /// `ONCENOTE_UPLOADS_PER_PERSON`: uploads one person may have running at once (4);
+    /// past it, 429 `too-many-uploads`.
+    pub uploads_per_person: usize,
+    /// `ONCENOTE_UPLOADS_MAX`: uploads this process runs at once (16); past it, 503
+    /// `uploads-full`. Each holds a spool file and a connection for as long as its body
+    /// takes.
+    pub uploads_max: usize,
+    /// `ONCENOTE_SPOOL_DIR`: where uploads are written while they arrive, before they are
+    /// stored in the database (default: `oncenote-uploads` in the system's temporary
+    /// folder). Needs room for `ONCENOTE_UPLOADS_MAX` files of the largest size.
+    pub spool_dir: std::path::PathBuf,
     /// No environment variable: a cap on the SQLite database's size in pages
     /// (`PRAGMA max_page_count` on the write connection), so a test can fill the
     /// "disk" (SQLITE_FULL) without a small filesystem. `None` in every real run.
@@ -197,6 +214,14 @@ impl std::fmt::Debug for DatabaseUrl {
 
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/oncenote.db";
 
+/// Each person's room for files by default: 1 GiB.
+pub const FILE_QUOTA_BYTES_DEFAULT: u64 = 1024 * 1024 * 1024;
+
+/// Where uploads are spooled by default: `oncenote-uploads` in the temporary folder.
+pub fn default_spool_dir() -> std::path::PathBuf {
+    std::env::temp_dir().join("oncenote-uploads")
+}
+
 /// The longest idempotency TTL accepted: ten years. Longer values are mistakes (and past
 /// some point the clock cannot represent the expiry at all).
 const MAX_TTL_SECS: u64 = 10 * 365 * 24 * 3600;
@@ -299,6 +324,14 @@ impl Config {
             ),
             write_batch: number("ONCENOTE_WRITE_BATCH", 64)?.clamp(1, 1024) as usize,
             sqlite_max_pages: None,
+            file_max_bytes: number("ONCENOTE_FILE_MAX_BYTES", app::api::FILE_MAX_BYTES_DEFAULT)?
+                .max(1),
+            file_quota_bytes: number("ONCENOTE_FILE_QUOTA_BYTES", FILE_QUOTA_BYTES_DEFAULT)?,
+            uploads_per_person: number("ONCENOTE_UPLOADS_PER_PERSON", 4)?.clamp(1, 10_000) as usize,
+            uploads_max: number("ONCENOTE_UPLOADS_MAX", 16)?.clamp(1, 100_000) as usize,
+            spool_dir: var("ONCENOTE_SPOOL_DIR")
+                .map(std::path::PathBuf::from)
+                .unwrap_or_else(default_spool_dir),
             streams_per_person: number("ONCENOTE_STREAMS_PER_PERSON", 16)?.clamp(1, 100_000) as usize,
             // By default half the connections at most, so streams never take them all.
             streams_max: number(
@@ -350,6 +383,11 @@ impl Config {
             write_batch: 64,
             public_url: None,
             sqlite_max_pages: None,
+            file_max_bytes: app::api::FILE_MAX_BYTES_DEFAULT,
+            file_quota_bytes: FILE_QUOTA_BYTES_DEFAULT,
+            uploads_per_person: 4,
+            uploads_max: 16,
+            spool_dir: default_spool_dir(),
             streams_per_person: 16,
             streams_max: 10_000,
             feed_poll: Duration::from_millis(2_000),

@@ -90,6 +90,16 @@ pub enum ApiError {
     TransactionConflict,
     #[error("{0}")]
     NotFound(String),
+    /// An upload whose bytes do not hash to the name it was sent under: nothing stored.
+    #[error("the bytes hash to {actual}, not to the file's name")]
+    HashMismatch { actual: String },
+    /// An upload that would take the person past their room for files.
+    #[error("this file ({size} bytes) does not fit: {used} of {quota} bytes are used")]
+    QuotaExceeded { size: u64, used: u64, quota: u64 },
+    #[error("this account has as many uploads running as the server allows; retry when one ends")]
+    TooManyUploads,
+    #[error("the server runs as many uploads at once as it allows; retry in a moment")]
+    UploadsFull,
     #[error("the note is at version {}, not the one in If-Match", current.version)]
     PreconditionFailed { current: Box<app::api::Note> },
     #[error("say which version of the note the edit starts from: If-Match or base_version")]
@@ -246,6 +256,16 @@ impl ApiError {
             ),
             ApiError::StorageFull => (StatusCode::INSUFFICIENT_STORAGE, ProblemSlug::StorageFull),
             ApiError::NotFound(_) => (StatusCode::NOT_FOUND, ProblemSlug::NotFound),
+            ApiError::HashMismatch { .. } => {
+                (StatusCode::UNPROCESSABLE_ENTITY, ProblemSlug::HashMismatch)
+            }
+            ApiError::QuotaExceeded { .. } => {
+                (StatusCode::PAYLOAD_TOO_LARGE, ProblemSlug::QuotaExceeded)
+            }
+            ApiError::TooManyUploads => {
+                (StatusCode::TOO_MANY_REQUESTS, ProblemSlug::TooManyUploads)
+            }
+            ApiError::UploadsFull => (StatusCode::SERVICE_UNAVAILABLE, ProblemSlug::UploadsFull),
             ApiError::PreconditionFailed { .. } => (
                 StatusCode::PRECONDITION_FAILED,
                 ProblemSlug::PreconditionFailed,
@@ -375,7 +395,9 @@ impl IntoResponse for ApiError {
             | ApiError::Busy
             | ApiError::TransactionConflict
             | ApiError::TooManyImports
+            | ApiError::UploadsFull
             | ApiError::StreamsFull => Some(RETRY_AFTER_SECS),
+            ApiError::TooManyUploads => Some(UPLOADS_RETRY_AFTER_SECS),
             ApiError::TooManyStreams => Some(STREAMS_RETRY_AFTER_SECS),
             ApiError::DatabaseUnavailable => Some(UNAVAILABLE_RETRY_AFTER_SECS),
             ApiError::StorageFull => Some(STORAGE_FULL_RETRY_AFTER_SECS),
@@ -393,6 +415,9 @@ impl IntoResponse for ApiError {
         response
     }
 }
+
+/// A person at their uploads' cap: one of theirs must end first, which takes seconds.
+const UPLOADS_RETRY_AFTER_SECS: u32 = 5;
 
 /// A person at their streams' cap: a tab closed frees a place, but not in a second.
 const STREAMS_RETRY_AFTER_SECS: u32 = 30;

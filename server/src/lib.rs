@@ -6,6 +6,7 @@ pub mod accounts;
 pub mod cli;
 pub mod config;
 pub mod error;
+pub mod files;
 pub mod health;
 pub mod http;
 pub mod idempotency;

@@ -9,12 +9,13 @@ use anyhow::Context;
 use app::ssr_context::{FeedSeq, FormKey, SignedInAs, SignupOpen, SiteAddress};
 use app::{App, shell};
 use axum::Router;
-use axum::http::{HeaderValue, header};
+use axum::http::{Extensions, HeaderMap, HeaderValue, StatusCode, Version, header};
 use axum::routing::{any, get};
 use leptos::config::LeptosOptions;
 use leptos::prelude::{provide_context, use_context};
 use leptos_axum::{LeptosRoutes, ResponseOptions, generate_route_list};
 use tokio::net::TcpListener;
+use tower_http::compression::predicate::{DefaultPredicate, Predicate};
 use tower_http::compression::CompressionLayer;
 use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
@@ -94,7 +95,9 @@ impl Application {
             config.streams_max.min(max_connections / 2).max(1),
         );
         live.follow(store.clone(), config.feed_poll);
+        let uploads = Arc::new(crate::files::Uploads::open(&config)?);
         let state = AppState {
+            uploads,
             live: Arc::clone(&live),
             store: store.clone(),
             config: Arc::new(config),
@@ -155,6 +158,7 @@ pub fn router(state: AppState) -> Router {
         .merge(crate::live::routes::router())
         .merge(accounts::routes::router())
         .merge(transfer::router())
+        .merge(crate::files::router())
         .merge(accounts::forms::router())
         .route("/healthz", get(health::healthz))
         .route("/sw.js", get(offline::service_worker))
@@ -167,7 +171,13 @@ pub fn router(state: AppState) -> Router {
             move || shell(leptos_options.clone()),
         )
         .fallback_service(site_files(&state))
-        .layer(CompressionLayer::new())
+        // An answer that offers byte ranges (a file) is never compressed: compressing
+        // would drop its length and its ranges, and its ETag would name other bytes.
+        .layer(CompressionLayer::new().compress_when(
+            DefaultPredicate::new().and(|_: StatusCode, _: Version, headers: &HeaderMap, _: &Extensions| {
+                !headers.contains_key(header::ACCEPT_RANGES)
+            }),
+        ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             gate::pages_need_sign_in,

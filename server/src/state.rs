@@ -8,6 +8,7 @@ use axum::extract::FromRef;
 use leptos::config::LeptosOptions;
 
 use crate::config::Config;
+use crate::files::Uploads;
 use crate::health::WriteHealth;
 use crate::idempotency::{KeyGates, Pipeline};
 use crate::live::Hub;
@@ -26,6 +27,8 @@ pub struct AppState {
     pub write_health: Arc<WriteHealth>,
     /// The live streams open in this process.
     pub live: Arc<Hub>,
+    /// The uploads running in this process, and where they wait (`files`).
+    pub uploads: Arc<Uploads>,
 }
 
 impl AppState {

@@ -119,6 +119,8 @@ problem_slugs! {
     QuotaExceeded => "quota-exceeded",
     /// 429: this person has as many uploads running as the server allows at once.
     TooManyUploads => "too-many-uploads",
+    /// 503: the server runs as many uploads at once as it allows; retried later.
+    UploadsFull => "uploads-full",
     /// 500: the server failed (a bug); nothing was saved.
     Internal => "internal",
 }

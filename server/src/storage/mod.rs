@@ -10,6 +10,7 @@
 
 pub mod error;
 pub mod feed;
+pub mod files;
 pub mod postgres;
 mod rows;
 pub mod sqlite;

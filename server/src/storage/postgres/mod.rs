@@ -17,6 +17,7 @@
 
 mod accounts;
 mod changes;
+mod files;
 mod keys;
 mod limits;
 pub mod listen;

@@ -16,6 +16,7 @@
 mod accounts;
 pub mod backup;
 mod changes;
+mod files;
 mod keys;
 mod limits;
 mod note_writes;

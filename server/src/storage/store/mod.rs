@@ -1,6 +1,6 @@
 //! [`Store`]: the database the server runs on, and what it keeps grouped by concern.
 //! Each group is a small view borrowed from the store (`store.notes()`, `store.search()`,
-//! `store.accounts()`, `store.sessions()`, `store.limits()`, `store.sweeps()`), one file
+//! `store.accounts()`, `store.sessions()`, `store.limits()`, `store.sweeps()`, `store.files()`), one file
 //! here and one file per database (`sqlite/`, `postgres/`); a new concern is a new group,
 //! not more methods on one list. Opening, health and shutdown stay on [`Store`] itself.
 
@@ -24,6 +24,7 @@ macro_rules! delegate {
 
 pub mod accounts;
 pub mod changes;
+pub mod files;
 pub mod limits;
 pub mod notes;
 pub mod search;

@@ -1,0 +1,167 @@
+//! The spool: where an upload's bytes wait, on local disk, between arriving and being
+//! stored in the database (`storage::files` says why they are not kept in memory).
+//!
+//! Each upload writes a file of its own, `upload-<uuid>`, removed when its [`SpoolFile`]
+//! is dropped — on every path: stored, refused, timed out, or the client gone (the
+//! request's future dropped). A process killed mid-upload cannot remove its file, so at
+//! start every `upload-*` file older than [`STALE_AFTER`] is removed: a live upload's file
+//! is written to while bytes arrive, and an idle one times out long before (the body's
+//! idle timeout), so only the files of dead processes are that old — also when replicas on
+//! one machine share the folder.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use tokio::io::AsyncWriteExt;
+
+/// The names of spool files start with this.
+const PREFIX: &str = "upload-";
+/// A spool file not written to for this long belongs to a process that is gone.
+pub const STALE_AFTER: Duration = Duration::from_secs(3600);
+
+/// The folder uploads are spooled in.
+#[derive(Clone, Debug)]
+pub struct Spool {
+    dir: PathBuf,
+}
+
+impl Spool {
+    /// The spool in `dir` (created if missing, readable by this user only), with the
+    /// leftovers of killed processes removed.
+    pub fn open(dir: &Path) -> std::io::Result<Self> {
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder.create(dir)?;
+        let spool = Self {
+            dir: dir.to_owned(),
+        };
+        let removed = spool.remove_stale(SystemTime::now());
+        if removed > 0 {
+            tracing::info!(
+                removed,
+                dir = %dir.display(),
+                "removed the spool files of uploads a stopped process left"
+            );
+        }
+        Ok(spool)
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Removes the `upload-*` files last written before `now - STALE_AFTER`; returns how
+    /// many went.
+    pub fn remove_stale(&self, now: SystemTime) -> usize {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return 0;
+        };
+        let cutoff = now.checked_sub(STALE_AFTER).unwrap_or(SystemTime::UNIX_EPOCH);
+        entries
+            .filter_map(Result::ok)
+            .filter(|entry| entry.file_name().to_string_lossy().starts_with(PREFIX))
+            .filter(|entry| {
+                entry
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .is_ok_and(|modified| modified < cutoff)
+            })
+            .filter(|entry| std::fs::remove_file(entry.path()).is_ok())
+            .count()
+    }
+
+    /// A new, empty spool file for one upload.
+    pub async fn create(&self) -> std::io::Result<SpoolFile> {
+        let path = self
+            .dir
+            .join(format!("{PREFIX}{}", uuid::Uuid::new_v4().simple()));
+        let file = tokio::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .await?;
+        Ok(SpoolFile {
+            path,
+            file: Some(file),
+        })
+    }
+}
+
+/// One upload's spool file: written while the body arrives, read back by the insert,
+/// removed when dropped.
+#[derive(Debug)]
+pub struct SpoolFile {
+    path: PathBuf,
+    file: Option<tokio::fs::File>,
+}
+
+impl SpoolFile {
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends `bytes`.
+    pub async fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        match &mut self.file {
+            Some(file) => file.write_all(bytes).await,
+            None => Err(std::io::Error::other("the spool file was finished")),
+        }
+    }
+
+    /// Flushes and closes the file for writing, so it can be read back whole.
+    pub async fn finish(&mut self) -> std::io::Result<()> {
+        if let Some(mut file) = self.file.take() {
+            file.flush().await?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for SpoolFile {
+    fn drop(&mut self) {
+        // Closed first; then gone, whatever happened to the upload.
+        self.file.take();
+        if let Err(error) = std::fs::remove_file(&self.path)
+            && error.kind() != std::io::ErrorKind::NotFound
+        {
+            tracing::warn!(%error, path = %self.path.display(), "could not remove a spool file");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_spool_file_is_gone_once_dropped_whatever_happened() {
+        let dir = tempfile::tempdir().unwrap();
+        let spool = Spool::open(dir.path()).unwrap();
+        let mut file = spool.create().await.unwrap();
+        file.write(b"half an upload").await.unwrap();
+        let path = file.path().to_owned();
+        assert!(path.exists());
+        drop(file);
+        assert!(!path.exists());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[tokio::test]
+    async fn only_upload_files_older_than_an_hour_are_removed_at_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let spool = Spool::open(dir.path()).unwrap();
+        let live = spool.create().await.unwrap();
+        std::fs::write(dir.path().join("upload-dead"), b"left by a killed process").unwrap();
+        std::fs::write(dir.path().join("not-an-upload"), b"someone else's").unwrap();
+        let later = SystemTime::now() + STALE_AFTER + Duration::from_secs(60);
+        // As an hour later: everything named upload-* is stale, the rest is not ours.
+        assert_eq!(spool.remove_stale(later), 2);
+        assert!(dir.path().join("not-an-upload").exists());
+        drop(live);
+        // Now: nothing is old enough.
+        std::fs::write(dir.path().join("upload-fresh"), b"a live upload").unwrap();
+        assert_eq!(spool.remove_stale(SystemTime::now()), 0);
+    }
+}

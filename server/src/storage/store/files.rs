@@ -1,0 +1,39 @@
+//! The files people put in their notes (`storage::files` says where the bytes live and
+//! why).
+
+use std::path::Path;
+
+use super::Store;
+use crate::storage::StorageError;
+use crate::storage::files::{FileInsert, StoredFile};
+
+/// The files of a [`Store`].
+pub struct Files<'a>(&'a Store);
+
+impl Store {
+    /// The files in people's notes.
+    pub fn files(&self) -> Files<'_> {
+        Files(self)
+    }
+}
+
+delegate! {
+    Files {
+        /// Stores the upload in `spool` (already hashed to `sha256` and counted to `size`
+        /// bytes) as `scope`'s file, in one transaction: its row, its chunks and its size
+        /// added to the person's usage — unless that would pass `quota` (`OverQuota`,
+        /// nothing written) or the person has the file already (`AlreadyThere`, its
+        /// `last_seen_at` set to `now`; also when another upload of it finished first).
+        fn insert_file(&self, scope: &str, sha256: &str, size: u64, content_type: &str, spool: &Path, quota: u64, now: &str) -> Result<FileInsert, StorageError>;
+        /// The person's file, if they have it, marked seen at `now` (its `last_seen_at`): an
+        /// upload answered from what is stored, without reading its body, still counts as
+        /// an upload for the sweep's grace period.
+        fn touch_file(&self, scope: &str, sha256: &str, now: &str) -> Result<Option<StoredFile>, StorageError>;
+        /// The person's file, if they have it.
+        fn file(&self, scope: &str, sha256: &str) -> Result<Option<StoredFile>, StorageError>;
+        /// The file's chunks `first..=last`, in order (fewer if the file has fewer).
+        fn file_chunks(&self, scope: &str, sha256: &str, first: u32, last: u32) -> Result<Vec<Vec<u8>>, StorageError>;
+        /// The person's files, newest first, and the bytes they take.
+        fn files_of(&self, scope: &str) -> Result<(Vec<StoredFile>, u64), StorageError>;
+    }
+}
