@@ -154,6 +154,17 @@ test("a file that is not an image becomes a link, and picking works from the key
   await page.goto(`/notes/${note.id}`);
   await expect(page.getByTestId("note-body").locator(`a[href="/files/${sha}"]`)).toHaveText("report [v2].pdf");
   expect(await storedFiles(request, sha)).toBe(1);
+
+  // The account page lists it, and the room the files take against the quota.
+  await page.goto("/account");
+  await new NotesPage(page).hydrated();
+  const files = page.getByTestId("account-files");
+  await expect(page.getByTestId("files-usage")).toHaveText(/^[\d.]+ (bytes|kB|MB|GB) of [\d.]+ (kB|MB|GB|TB) used by \d+ files?\.$/);
+  const row = files.locator("tr", { has: page.locator(`a[href="/files/${sha}"]`) });
+  await expect(row).toContainText(sha.slice(0, 12));
+  await expect(row).toContainText(`${bytes.length} bytes`);
+  await expect(row).toContainText("application/pdf");
+  expect(await violations(page)).toEqual([]);
 });
 
 test("an image added and saved offline waits with its note, survives an offline reload, and goes first once back online", async ({

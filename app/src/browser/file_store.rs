@@ -141,6 +141,16 @@ pub async fn get(sha256: &str) -> Result<Option<KeptFile>, IdbError> {
 
 /// Every file kept and still to be uploaded, oldest first.
 pub async fn waiting() -> Result<Vec<KeptFile>, IdbError> {
+    kept(KeptFile::is_waiting).await
+}
+
+/// Every file kept that the server does not hold: still to be uploaded, or refused.
+pub async fn not_uploaded() -> Result<Vec<KeptFile>, IdbError> {
+    kept(|file| !file.uploaded).await
+}
+
+/// The kept files that pass `keep`, oldest first.
+async fn kept(keep: impl Fn(&KeptFile) -> bool) -> Result<Vec<KeptFile>, IdbError> {
     let db = database().await?;
     let transaction = db.transaction_with_str(FILES).map_err(js_failed)?;
     let store = transaction.object_store(FILES).map_err(js_failed)?;
@@ -156,7 +166,7 @@ pub async fn waiting() -> Result<Vec<KeptFile>, IdbError> {
         .iter()
         .zip(values.iter())
         .filter_map(|(key, value)| KeptFile::from_js(&key.as_string()?, &value))
-        .filter(|(file, _)| file.is_waiting())
+        .filter(|(file, _)| keep(file))
         .collect();
     files.sort_by(|a, b| a.1.total_cmp(&b.1));
     Ok(files.into_iter().map(|(file, _)| file).collect())

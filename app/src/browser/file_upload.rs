@@ -97,11 +97,12 @@ pub fn resume(page: PageState) {
 /// first that is not uploaded by the end of its burst holds the note back (a refused
 /// one with a problem naming it, for the note to fail with).
 pub async fn upload_files_of(page: PageState, text: &str) -> UploadEnd {
-    let Ok(waiting) = file_store::waiting().await else {
+    let Ok(kept) = file_store::not_uploaded().await else {
         // No file store (no IndexedDB here): no file was kept, none holds a note back.
         return UploadEnd::Uploaded;
     };
-    let names: HashMap<String, String> = waiting
+    // A refused file holds it back too: the note fails, naming the file.
+    let names: HashMap<String, String> = kept
         .into_iter()
         .map(|f| (f.sha256, f.name))
         .collect();

@@ -1,8 +1,9 @@
 //! Signing out. With writes not yet saved, they stay in this browser, kept for this
 //! person, and are sent when they sign in again — so the person is asked first, and the
 //! offline copy and the files kept for those notes (`file_store.rs`) stay too. With
-//! nothing unsaved, the offline copy of the person's notes and their kept files are
-//! deleted before the form goes: the next person on this browser finds none of it.
+//! nothing unsaved, the offline copy of the person's notes and their kept files (unless
+//! one added to a draft is still to upload) are deleted before the form goes: the next
+//! person on this browser finds none of it.
 
 use std::time::Duration;
 
@@ -51,8 +52,12 @@ fn forget_copy_then_submit(event: leptos::ev::SubmitEvent) {
     event.prevent_default();
     leptos::task::spawn_local(async move {
         let deleted = std::pin::pin!(async {
-            // Nothing is unsaved: no note waits for a kept file either.
-            if let Err(error) = file_store::forget(&user).await {
+            // No note waits for a kept file; one still to upload (added to a draft not
+            // saved yet) keeps the person's files, as the draft is kept for them.
+            let waiting = file_store::waiting().await.map_or(0, |w| w.len());
+            if waiting == 0
+                && let Err(error) = file_store::forget(&user).await
+            {
                 leptos::logging::warn!("the kept files could not be deleted: {error:?}");
             }
             offline_copy::forget(&user).await
