@@ -9,8 +9,8 @@ use crate::browser;
 use crate::state::PageState;
 
 pub use crate::browser::{
-    attach_dropped, attach_pasted, attach_picked, change_note, load_files, confirm_sign_out, discard, edit, import_file, press_save, restore_version,
-    retry_now, start, tick_task, undo_trash,
+    attach_dropped, attach_pasted, attach_picked, change_note, confirm_sign_out, discard, edit,
+    import_file, load_files, press_save, restore_version, retry_now, start, tick_task, undo_trash,
 };
 
 /// Points the note page's editor at `note`: the version it starts from and its text. A

@@ -57,11 +57,7 @@ pub async fn ensure_uploaded(page: PageState, sha256: &str) -> UploadEnd {
         }
         .boxed_local()
         .shared();
-        GOING.with(|going| {
-            going
-                .borrow_mut()
-                .insert(sha256.to_owned(), upload.clone())
-        });
+        GOING.with(|going| going.borrow_mut().insert(sha256.to_owned(), upload.clone()));
         upload
     });
     going.await
@@ -86,7 +82,10 @@ pub fn resume(page: PageState) {
                 .add(&file.sha256, &file.name, UploadState::Kept { why: None });
         }
         for file in waiting {
-            if matches!(ensure_uploaded(page, &file.sha256).await, UploadEnd::Offline) {
+            if matches!(
+                ensure_uploaded(page, &file.sha256).await,
+                UploadEnd::Offline
+            ) {
                 return;
             }
         }
@@ -102,10 +101,7 @@ pub async fn upload_files_of(page: PageState, text: &str) -> UploadEnd {
         return UploadEnd::Uploaded;
     };
     // A refused file holds it back too: the note fails, naming the file.
-    let names: HashMap<String, String> = kept
-        .into_iter()
-        .map(|f| (f.sha256, f.name))
-        .collect();
+    let names: HashMap<String, String> = kept.into_iter().map(|f| (f.sha256, f.name)).collect();
     for sha in files_to_upload_first(text, |sha| names.contains_key(sha)) {
         match ensure_uploaded(page, &sha).await {
             UploadEnd::Uploaded => {}
@@ -136,7 +132,7 @@ async fn upload(page: PageState, sha256: &str) -> UploadEnd {
         });
         return UploadEnd::Refused { problem };
     }
-    let (true, Some(blob)) = (!file.uploaded, file.blob.clone()) else {
+    let Some(blob) = file.blob.clone().filter(|_| !file.uploaded) else {
         return UploadEnd::Uploaded;
     };
     page.uploads

@@ -13,8 +13,7 @@ use wasm_bindgen::closure::Closure;
 use super::drafts::{self, Draft};
 use super::drain::{drain, gone_elsewhere};
 use super::{
-    file_upload, finished, intent_store, live, namespace, notes_cache, offline_copy,
-    service_worker,
+    file_upload, finished, intent_store, live, namespace, notes_cache, offline_copy, service_worker,
 };
 use crate::save::press::Link;
 use crate::state::PageState;

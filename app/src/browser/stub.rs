@@ -80,10 +80,7 @@ pub fn attach_picked(
 }
 
 /// Reading the person's files for the account page: only the browser does.
-pub fn load_files(
-    _into: RwSignal<Option<Result<crate::api::FileList, String>>>,
-) {
-}
+pub fn load_files(_into: RwSignal<Option<Result<crate::api::FileList, String>>>) {}
 
 /// Asking before signing out.
 pub fn confirm_sign_out(_event: leptos::ev::SubmitEvent, _page: PageState) {}

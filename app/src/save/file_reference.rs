@@ -122,7 +122,10 @@ mod tests {
     fn the_reference_goes_where_the_cursor_was_counting_utf16_like_the_textarea() {
         assert_eq!(insert_at("ab", 1, 1, "X"), ("aXb".to_owned(), 2));
         // The selection is replaced.
-        assert_eq!(insert_at("hello world", 6, 11, "X"), ("hello X".to_owned(), 7));
+        assert_eq!(
+            insert_at("hello world", 6, 11, "X"),
+            ("hello X".to_owned(), 7)
+        );
         // "é" is one unit, "😀" two: offset 3 is after both.
         assert_eq!(insert_at("é😀z", 3, 3, "X"), ("é😀Xz".to_owned(), 4));
         // Past the end, or reversed: at the end / the ordered selection.

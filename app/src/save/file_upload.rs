@@ -120,8 +120,7 @@ pub fn refusal_sentence(problem: &Problem) -> String {
             "not uploaded: your files would go over your room for files".into()
         }
         Some(ProblemSlug::HashMismatch) => {
-            "not uploaded: the bytes that arrived were not the file's (try adding it again)"
-                .into()
+            "not uploaded: the bytes that arrived were not the file's (try adding it again)".into()
         }
         _ if problem.status == 413 => format!(
             "not uploaded: too large (files up to {} MiB by default)",
@@ -268,7 +267,11 @@ mod tests {
             (413, problem_json("quota-exceeded", 413), "room for files"),
             (413, problem_json("payload-too-large", 413), "too large"),
             (413, String::new(), "too large"),
-            (422, problem_json("hash-mismatch", 422), "were not the file's"),
+            (
+                422,
+                problem_json("hash-mismatch", 422),
+                "were not the file's",
+            ),
         ];
         for (status, body, says) in cases {
             let transport = Scripted::new(vec![answer(status, &body)]);

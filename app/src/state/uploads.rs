@@ -151,7 +151,8 @@ mod tests {
             uploads.add(&b, "two.pdf", UploadState::Kept { why: None });
             assert_eq!(uploads.entries.with_untracked(Vec::len), 2);
             uploads.set(&a, UploadState::Uploaded);
-            let shown = uploads.referred_by(&format!("[x]({}) ![y]({})", file_href(&b), file_href(&a)));
+            let shown =
+                uploads.referred_by(&format!("[x]({}) ![y]({})", file_href(&b), file_href(&a)));
             let names: Vec<_> = shown.iter().map(|u| u.name.as_str()).collect();
             assert_eq!(names, ["two.pdf", "one.png"]);
             assert_eq!(shown[1].state, UploadState::Uploaded);
