@@ -1,16 +1,16 @@
 //! The one door from the page to the save queue. A press of Save, a tick of a task, Edit,
-//! Discard, Retry now, the moves to the trash and back, pins, tag renames, import and
-//! sign-out come in here, and go on to the browser glue (`crate::browser`), which writes
-//! storage first and the signals after. On the server (rendering) nothing is pressed:
-//! there the glue is a stub whose entry points do nothing.
+//! Discard, Retry now, the moves to the trash and back, pins, tag renames, files added to
+//! a note, import and sign-out come in here, and go on to the browser glue
+//! (`crate::browser`), which writes storage first and the signals after. On the server
+//! (rendering) nothing is pressed: there the glue is a stub whose entry points do nothing.
 
 use crate::api::Note;
 use crate::browser;
 use crate::state::PageState;
 
 pub use crate::browser::{
-    change_note, confirm_sign_out, discard, edit, import_file, press_save, restore_version,
-    retry_now, start, tick_task, undo_trash,
+    attach_dropped, attach_pasted, attach_picked, change_note, confirm_sign_out, discard, edit,
+    import_file, load_files, press_save, restore_version, retry_now, start, tick_task, undo_trash,
 };
 
 /// Points the note page's editor at `note`: the version it starts from and its text. A

@@ -1,7 +1,9 @@
 //! Sends the queue: one burst per unsaved intent, oldest first, each under its tab lock.
 //! Started on page load, on a new Save, on `online`, when the tab is shown again, on
 //! Retry now, and by the slow background retry. Every change to an intent is written to
-//! storage first and shown after; only the tab holding an intent's lock writes it.
+//! storage first and shown after; only the tab holding an intent's lock writes it. The
+//! files a note refers to that are kept here and not yet uploaded are uploaded first
+//! (`file_upload.rs`); the note waits (or fails, for a refused file) until they are.
 
 use std::cell::Cell;
 
@@ -9,10 +11,11 @@ use leptos::prelude::Set;
 
 use super::fetch_transport::{FetchTransport, TimerClock};
 use super::finished::{self, Finished};
-use super::{intent_store, namespace, tab_lock};
+use super::{file_upload, intent_store, namespace, tab_lock};
 use crate::api::{EditAnswer, EditOutcome, Note};
 use crate::links::tag_href;
 use crate::save::chain;
+use crate::save::file_upload::UploadEnd;
 use crate::save::intent::{IntentKind, IntentState, SaveIntent};
 use crate::save::outcome::{SignInNeeded, WaitCause, WriteAnswer};
 use crate::save::retry_policy::RetryPolicy;
@@ -69,6 +72,19 @@ async fn run(page: PageState) {
                 if let Some(rebased) = rebase(&intent) {
                     persist(page, rebased.clone());
                     intent = rebased;
+                }
+                // The files it refers to go first: a note is never stored pointing at a
+                // file the server does not hold yet.
+                let (_, body) = intent.text();
+                match file_upload::upload_files_of(page, body).await {
+                    UploadEnd::Uploaded => {}
+                    UploadEnd::Refused { problem } => {
+                        return apply(page, intent, BurstEnd::Failed { problem });
+                    }
+                    UploadEnd::Waiting { last } => {
+                        return apply(page, intent, BurstEnd::Waiting { last });
+                    }
+                    UploadEnd::Offline => return apply(page, intent, BurstEnd::Offline),
                 }
                 let mut hooks = PageHooks {
                     page,

@@ -12,7 +12,9 @@ use wasm_bindgen::closure::Closure;
 
 use super::drafts::{self, Draft};
 use super::drain::{drain, gone_elsewhere};
-use super::{finished, intent_store, live, namespace, notes_cache, offline_copy, service_worker};
+use super::{
+    file_upload, finished, intent_store, live, namespace, notes_cache, offline_copy, service_worker,
+};
 use crate::save::press::Link;
 use crate::state::PageState;
 use crate::state::editor::{Editor, EditorTarget};
@@ -52,6 +54,7 @@ pub fn start(page: PageState) {
     connection.online.set(window.navigator().on_line());
     listen(window.as_ref(), "online", move |_| {
         connection.online.set(true);
+        file_upload::resume(page);
         drain(page);
         offline_copy::sync(page);
     });
@@ -98,6 +101,9 @@ pub fn start(page: PageState) {
             }
         });
     }
+    // Files kept from before a reload start uploading again (a PUT of the same name is
+    // harmless), whether or not a note was saved with them yet.
+    file_upload::resume(page);
     drain(page);
     live::start(page);
 }

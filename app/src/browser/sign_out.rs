@@ -1,7 +1,9 @@
 //! Signing out. With writes not yet saved, they stay in this browser, kept for this
 //! person, and are sent when they sign in again — so the person is asked first, and the
-//! offline copy stays too. With nothing unsaved, the offline copy of the person's notes
-//! is deleted before the form goes: the next person on this browser finds none of it.
+//! offline copy and the files kept for those notes (`file_store.rs`) stay too. With
+//! nothing unsaved, the offline copy of the person's notes and their kept files (unless
+//! one added to a draft is still to upload) are deleted before the form goes: the next
+//! person on this browser finds none of it.
 
 use std::time::Duration;
 
@@ -9,7 +11,7 @@ use futures::future::{Either, select};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::{namespace, offline_copy};
+use super::{file_store, namespace, offline_copy};
 use crate::state::PageState;
 
 /// The longest sign-out waits for the offline copy to be deleted.
@@ -49,7 +51,17 @@ fn forget_copy_then_submit(event: leptos::ev::SubmitEvent) {
     };
     event.prevent_default();
     leptos::task::spawn_local(async move {
-        let deleted = std::pin::pin!(offline_copy::forget(&user));
+        let deleted = std::pin::pin!(async {
+            // No note waits for a kept file; one still to upload (added to a draft not
+            // saved yet) keeps the person's files, as the draft is kept for them.
+            let waiting = file_store::waiting().await.map_or(0, |w| w.len());
+            if waiting == 0
+                && let Err(error) = file_store::forget(&user).await
+            {
+                leptos::logging::warn!("the kept files could not be deleted: {error:?}");
+            }
+            offline_copy::forget(&user).await
+        });
         let waited = gloo_timers::future::sleep(DELETE_WAIT);
         if let Either::Left((Err(error), _)) = select(deleted, std::pin::pin!(waited)).await {
             leptos::logging::warn!("the offline copy could not be deleted: {error:?}");

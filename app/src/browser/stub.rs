@@ -52,5 +52,35 @@ pub fn resume_draft(_page: PageState, _editor: Editor) -> bool {
 /// Importing an export file.
 pub fn import_file(_event: leptos::ev::Event, _message: RwSignal<Option<String>>) {}
 
+/// Files pasted into an editor's body.
+pub fn attach_pasted(
+    _page: PageState,
+    _editor: Editor,
+    _textarea: &'static str,
+    _event: leptos::ev::ClipboardEvent,
+) {
+}
+
+/// Files dropped on an editor's body.
+pub fn attach_dropped(
+    _page: PageState,
+    _editor: Editor,
+    _textarea: &'static str,
+    _event: leptos::ev::DragEvent,
+) {
+}
+
+/// Files picked with "Attach file".
+pub fn attach_picked(
+    _page: PageState,
+    _editor: Editor,
+    _textarea: &'static str,
+    _event: leptos::ev::Event,
+) {
+}
+
+/// Reading the person's files for the account page: only the browser does.
+pub fn load_files(_into: RwSignal<Option<Result<crate::api::FileList, String>>>) {}
+
 /// Asking before signing out.
 pub fn confirm_sign_out(_event: leptos::ev::SubmitEvent, _page: PageState) {}

@@ -1,4 +1,5 @@
-//! The compose form: Title, Body, Save. Enter in the title submits, like a click.
+//! The compose form: Title, Body (files pasted, dropped or attached go into it as
+//! references), Save. Enter in the title submits, like a click.
 //!
 //! It is a real form (`POST /notes` with a key the server minted into it), so a press
 //! before the page hydrated, or in a browser without JavaScript, still stores the note
@@ -9,6 +10,7 @@ use leptos::prelude::*;
 use crate::api::{
     BODY_MAX_CHARS, FORM_KEY_FIELD, FORM_OWNER_FIELD, FORM_PATH, TITLE_MAX_CHARS, grouped,
 };
+use crate::components::attachments::Attachments;
 use crate::door;
 use crate::state::PageState;
 
@@ -43,8 +45,11 @@ pub fn Compose() -> impl IntoView {
                 rows="6"
                 aria-describedby="body-count"
                 bind:value=editor.body
+                on:paste=move |ev| door::attach_pasted(page, editor, "note-body", ev)
+                on:drop=move |ev| door::attach_dropped(page, editor, "note-body", ev)
             ></textarea>
             <Counter id="body-count" count=Signal::derive(body_chars) max=BODY_MAX_CHARS />
+            <Attachments editor textarea="note-body" input="note-attach" />
             <div class="actions">
                 <button type="submit">"Save"</button>
                 <p class="notice" role="alert" data-testid="notice">

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
 use crate::api::ProblemSlug;
+use crate::components::account_files::AccountFiles;
 use crate::components::local_time::LocalTime;
 use crate::data;
 use crate::door;
@@ -185,7 +186,7 @@ pub fn InvitePage() -> impl IntoView {
     }
 }
 
-/// `/account`: change the password, export and import, sign out.
+/// `/account`: change the password, export and import, the files in notes, sign out.
 #[component]
 pub fn AccountPage() -> impl IntoView {
     let query = use_query_map();
@@ -212,6 +213,7 @@ pub fn AccountPage() -> impl IntoView {
                 " — a zip with one JSON file of all your notes and a Markdown file for each."
             </p>
             <ImportForm />
+            <AccountFiles />
         </section>
     }
 }

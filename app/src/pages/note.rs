@@ -10,6 +10,7 @@ use leptos_router::hooks::{use_params_map, use_query_map};
 
 use super::NoSuchNote;
 use crate::api::{BODY_MAX_CHARS, Note, TITLE_MAX_CHARS};
+use crate::components::attachments::Attachments;
 use crate::components::compose::Counter;
 use crate::components::local_time::LocalTime;
 use crate::components::note_body::NoteBody;
@@ -266,8 +267,16 @@ fn NoteEditorForm(editing: RwSignal<bool>, note_id: String) -> impl IntoView {
             <input id="edit-title" type="text" autocomplete="off" aria-describedby="edit-title-count" bind:value=editor.title />
             <Counter id="edit-title-count" count=Signal::derive(title_chars) max=TITLE_MAX_CHARS />
             <label for="edit-body">"Body"</label>
-            <textarea id="edit-body" rows="12" aria-describedby="edit-body-count" bind:value=editor.body></textarea>
+            <textarea
+                id="edit-body"
+                rows="12"
+                aria-describedby="edit-body-count"
+                bind:value=editor.body
+                on:paste=move |ev| door::attach_pasted(page, editor, "edit-body", ev)
+                on:drop=move |ev| door::attach_dropped(page, editor, "edit-body", ev)
+            ></textarea>
             <Counter id="edit-body-count" count=Signal::derive(body_chars) max=BODY_MAX_CHARS />
+            <Attachments editor textarea="edit-body" input="edit-attach" />
             <div class="actions">
                 <button type="submit">"Save"</button>
                 <button type="button" class="link" on:click=move |_| {

@@ -5,9 +5,13 @@
 //! [`sender::Transport`] (browser fetch, or a native HTTP client in the integration
 //! tests); [`waiting`] keeps why an intent waits; [`press`] decides what a press of Save
 //! does with the draft; [`tick`] which text a tick of a task is made from; [`chain`] how
-//! an edit made behind another starts from what that one became.
+//! an edit made behind another starts from what that one became; [`file_reference`] what
+//! a file added to a note becomes in its text, and [`file_upload`] how it is uploaded
+//! before the note that refers to it.
 
 pub mod chain;
+pub mod file_reference;
+pub mod file_upload;
 #[cfg(feature = "native-client")]
 pub mod http_transport;
 pub mod intent;

@@ -1,9 +1,9 @@
 //! The page's state as signals, one type per thing it holds: the unsaved queue, the notes
 //! saved that the page knows of, the notices, the connection (network, who is signed in,
-//! the ticking clock), the two editors, and what the change feed told of other devices'
-//! writes. Data flows one way — storage (and the feed) → core → these signals → the view;
-//! the view's events go back through one door (`crate::door`), never by writing these
-//! directly.
+//! the ticking clock), the two editors, what the change feed told of other devices'
+//! writes, and the files being uploaded. Data flows one way — storage (and the feed) →
+//! core → these signals → the view; the view's events go back through one door
+//! (`crate::door`), never by writing these directly.
 
 pub mod connection;
 pub mod editor;
@@ -12,6 +12,7 @@ pub mod feed_cursor;
 pub mod known_notes;
 pub mod notices;
 pub mod queue;
+pub mod uploads;
 
 use connection::Connection;
 use editor::Editor;
@@ -19,6 +20,7 @@ use feed::Feed;
 use known_notes::KnownNotes;
 use notices::Notices;
 use queue::SaveQueue;
+use uploads::Uploads;
 
 /// Everything the page's components and the browser glue share (provided through
 /// context).
@@ -38,6 +40,8 @@ pub struct PageState {
     pub connection: Connection,
     /// Other devices' writes, as the change feed told of them.
     pub feed: Feed,
+    /// The files added to notes and how their uploads stand.
+    pub uploads: Uploads,
 }
 
 impl PageState {

@@ -1,0 +1,99 @@
+//! The account page's files: how much room they take against the quota ("12.3 MB of
+//! 1 GB") and each file — its short name (the start of its SHA-256) linked to it, size,
+//! type and when it was stored. Read from `GET /api/files` once the page has hydrated:
+//! the page itself is rendered without them.
+
+use leptos::prelude::*;
+
+use crate::api::{FileInfo, FileList, file_href};
+use crate::components::local_time::LocalTime;
+use crate::door;
+
+/// The files section of `/account`.
+#[component]
+pub fn AccountFiles() -> impl IntoView {
+    let list = RwSignal::new(None::<Result<FileList, String>>);
+    Effect::new(move |_| door::load_files(list));
+    view! {
+        <h3>"Your files"</h3>
+        <div data-testid="account-files">
+            {move || match list.get() {
+                None => view! { <p class="muted">"Reading your files…"</p> }.into_any(),
+                Some(Err(why)) => view! { <p class="muted">{why}</p> }.into_any(),
+                Some(Ok(list)) => view! { <FileTable list /> }.into_any(),
+            }}
+        </div>
+    }
+}
+
+#[component]
+fn FileTable(list: FileList) -> impl IntoView {
+    let usage = format!(
+        "{} of {} used by {} file{}.",
+        size_text(list.used_bytes),
+        size_text(list.quota_bytes),
+        list.files.len(),
+        if list.files.len() == 1 { "" } else { "s" }
+    );
+    let rows = list
+        .files
+        .into_iter()
+        .map(|file| view! { <FileRow file /> })
+        .collect_view();
+    view! {
+        <p data-testid="files-usage">{usage}</p>
+        <table class="files">
+            <thead>
+                <tr><th scope="col">"File"</th><th scope="col">"Size"</th><th scope="col">"Type"</th><th scope="col">"Stored"</th></tr>
+            </thead>
+            <tbody>{rows}</tbody>
+        </table>
+    }
+}
+
+#[component]
+fn FileRow(file: FileInfo) -> impl IntoView {
+    let short = file.sha256.chars().take(12).collect::<String>();
+    view! {
+        <tr>
+            <td><a href=file_href(&file.sha256) rel="external"><code>{short}</code></a></td>
+            <td>{size_text(file.size)}</td>
+            <td>{file.content_type}</td>
+            <td><LocalTime at=file.created_at /></td>
+        </tr>
+    }
+}
+
+/// A size in bytes as people read it: "512 bytes", "12.3 MB", "1 GB" (powers of 1000,
+/// one decimal, none when it is zero).
+pub fn size_text(bytes: u64) -> String {
+    const UNITS: [(&str, f64); 4] = [("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)];
+    for (unit, size) in UNITS {
+        if bytes as f64 >= size {
+            let value = (bytes as f64 / size * 10.0).round() / 10.0;
+            let text = format!("{value:.1}");
+            return format!("{} {unit}", text.trim_end_matches(".0"));
+        }
+    }
+    if bytes == 1 {
+        "1 byte".into()
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_in_the_largest_unit_with_one_decimal_at_most() {
+        assert_eq!(size_text(0), "0 bytes");
+        assert_eq!(size_text(1), "1 byte");
+        assert_eq!(size_text(999), "999 bytes");
+        assert_eq!(size_text(1_000), "1 kB");
+        assert_eq!(size_text(12_345_678), "12.3 MB");
+        assert_eq!(size_text(1_000_000_000), "1 GB");
+        assert_eq!(size_text(26_214_400), "26.2 MB");
+    }
+}
