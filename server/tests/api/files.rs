@@ -909,3 +909,45 @@ async fn the_list_is_newest_first_with_the_usage_and_the_quota() {
         401
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_file_uploaded_through_one_replica_is_served_whole_and_in_ranges_by_the_other() {
+    // Two server processes on one database (PostgreSQL replicas; on SQLite, two processes
+    // on one file): the bytes live in the database, so the other serves them at once.
+    let spool = tempfile::tempdir().unwrap();
+    let app = app_with(&spool, |_| {}).await;
+    let other_spool = tempfile::tempdir().unwrap();
+    let other_dir = other_spool.path().to_owned();
+    let other = app.replica_with(move |config| config.spool_dir = other_dir).await;
+    let bytes = bytes_of(700_000, 7); // three chunks
+    let name = sha(&bytes);
+    assert_eq!(upload(&app, &bytes, "application/pdf").await.status(), 201);
+
+    let url = format!("{}/files/{name}", other.address);
+    let whole = app.client.get(&url).send().await.unwrap();
+    assert_eq!(whole.status(), 200);
+    assert_eq!(whole.bytes().await.unwrap().as_ref(), bytes.as_slice());
+    let part = app
+        .client
+        .get(&url)
+        .header("range", "bytes=262000-262999")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(part.status(), 206);
+    assert_eq!(part.bytes().await.unwrap().as_ref(), &bytes[262_000..263_000]);
+    // And an upload of the same bytes through the other replica is the same file, replayed.
+    let again = put(&app.client, &app, &name, bytes.clone(), "application/pdf").await;
+    assert_eq!(again.status(), 200);
+    let through_other = app
+        .client
+        .put(format!("{}/api/files/{name}", other.address))
+        .header("content-type", "application/pdf")
+        .body(bytes.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(through_other.status(), 200);
+    assert_eq!(through_other.headers()["idempotent-replayed"], "true");
+    assert_eq!(file_rows(&app).await, 1);
+}
