@@ -6,6 +6,11 @@
 //! The zip is written to a spool file, the files' bytes read from the database a few
 //! chunks at a time, and the spool file is streamed back: memory holds the notes and a
 //! few chunks, never the files (a person may hold a gigabyte of them).
+//!
+//! Because each export holds up to a quota of spool, exports take a place first
+//! (`Uploads::exports`: one per person, 429 `too-many-exports`; two per process, 503
+//! `exports-full`), held until the answer's body is sent or dropped — the spool file
+//! lives that long.
 
 use std::io::{Seek, Write};
 
@@ -22,6 +27,7 @@ use app::api::{FileInfo, Note};
 use super::export_reader::{FILES_DIR, FILES_JSON, FORMAT};
 use crate::accounts::session::SignedIn;
 use crate::error::ApiError;
+use crate::files::limits::UploadSlot;
 use crate::files::spool::SpoolFile;
 use crate::state::AppState;
 use crate::storage::Store;
@@ -51,6 +57,7 @@ pub async fn download(
     State(state): State<AppState>,
     SignedIn(viewer): SignedIn,
 ) -> Result<Response, ApiError> {
+    let place = state.uploads.exports.begin(&viewer.user_id)?;
     let notes = state.store.notes().all_notes(&viewer.user_id).await?;
     let (files, _) = state.store.files().files_of(&viewer.user_id).await?;
     let files: Vec<FileInfo> = files.into_iter().map(FileInfo::from).collect();
@@ -82,7 +89,7 @@ pub async fn download(
     let name = format!("oncenote-{}-{}.zip", viewer.username, &exported_at[..10]);
     let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{name}\""))
         .unwrap_or(HeaderValue::from_static("attachment"));
-    let (length, body) = stream_spool(spool).await.map_err(export_failure)?;
+    let (length, body) = stream_spool(spool, place).await.map_err(export_failure)?;
     Ok((
         [
             (
@@ -130,21 +137,21 @@ async fn copy_file(
     Ok(())
 }
 
-/// The spool file as the answer's body, read a piece at a time; the file is removed once
-/// the body is sent (or dropped).
-async fn stream_spool(spool: SpoolFile) -> std::io::Result<(u64, Body)> {
+/// The spool file as the answer's body, read a piece at a time; the file is removed, and
+/// the export's place given back, once the body is sent (or dropped).
+async fn stream_spool(spool: SpoolFile, place: UploadSlot) -> std::io::Result<(u64, Body)> {
     let file = tokio::fs::File::open(spool.path()).await?;
     let length = file.metadata().await?.len();
     let pieces = futures::stream::unfold(
-        (file, spool, vec![0u8; STREAM_PIECE]),
-        |(mut file, spool, mut buffer)| async move {
+        (file, (spool, place), vec![0u8; STREAM_PIECE]),
+        |(mut file, held, mut buffer)| async move {
             match file.read(&mut buffer).await {
                 Ok(0) => None,
                 Ok(n) => {
                     let piece = axum::body::Bytes::copy_from_slice(&buffer[..n]);
-                    Some((Ok(piece), (file, spool, buffer)))
+                    Some((Ok(piece), (file, held, buffer)))
                 }
-                Err(error) => Some((Err(error), (file, spool, buffer))),
+                Err(error) => Some((Err(error), (file, held, buffer))),
             }
         },
     );
