@@ -29,11 +29,7 @@ impl Spool {
     /// The spool in `dir` (created if missing, readable by this user only), with the
     /// leftovers of killed processes removed.
     pub fn open(dir: &Path) -> std::io::Result<Self> {
-        let mut builder = std::fs::DirBuilder::new();
-        builder.recursive(true);
-        #[cfg(unix)]
-        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-        builder.create(dir)?;
+        make_dir(dir)?;
         let spool = Self {
             dir: dir.to_owned(),
         };
@@ -74,21 +70,40 @@ impl Spool {
             .count()
     }
 
-    /// A new, empty spool file for one upload.
+    /// A new, empty spool file for one upload. A folder removed since the start (a tmp
+    /// cleaner sweeping `/tmp`) is made again, rather than failing every upload, import
+    /// and export until a restart.
     pub async fn create(&self) -> std::io::Result<SpoolFile> {
         let path = self
             .dir
             .join(format!("{PREFIX}{}", uuid::Uuid::new_v4().simple()));
-        let file = tokio::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .await?;
+        let mut options = tokio::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        let file = match options.open(&path).await {
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                tracing::warn!(dir = %self.dir.display(), "the spool folder was gone; made it again");
+                let dir = self.dir.clone();
+                tokio::task::spawn_blocking(move || make_dir(&dir))
+                    .await
+                    .map_err(std::io::Error::other)??;
+                options.open(&path).await?
+            }
+            other => other?,
+        };
         Ok(SpoolFile {
             path,
             file: Some(file),
         })
     }
+}
+
+/// Makes the spool folder (and its parents) if missing, readable by this user only.
+fn make_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
 }
 
 /// One upload's spool file: written while the body arrives, read back by the insert,
@@ -148,6 +163,17 @@ mod tests {
         drop(file);
         assert!(!path.exists());
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_spool_folder_removed_since_the_start_is_made_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("spool");
+        let spool = Spool::open(&folder).unwrap();
+        std::fs::remove_dir(&folder).unwrap();
+        let mut file = spool.create().await.unwrap();
+        file.write(b"an upload").await.unwrap();
+        assert!(file.path().starts_with(&folder) && file.path().exists());
     }
 
     #[tokio::test]

@@ -909,3 +909,17 @@ async fn the_list_is_newest_first_with_the_usage_and_the_quota() {
         401
     );
 }
+
+#[tokio::test]
+async fn an_upload_after_the_spool_folder_was_removed_is_stored_all_the_same() {
+    let spool = tempfile::tempdir().unwrap();
+    let folder = spool.path().join("spool");
+    let dir = folder.clone();
+    let app = spawn_app_with(move |config| config.spool_dir = dir).await;
+    // A tmp cleaner removes the folder while the server runs.
+    std::fs::remove_dir_all(&folder).unwrap();
+    let image = png();
+    assert_eq!(upload(&app, &image, "image/png").await.status(), 201);
+    assert_eq!(file_rows(&app).await, 1);
+    assert!(folder.is_dir(), "the folder is made again");
+}
