@@ -30,6 +30,7 @@ impl Spool {
     /// leftovers of killed processes removed.
     pub fn open(dir: &Path) -> std::io::Result<Self> {
         make_dir(dir)?;
+        check_private(dir)?;
         let spool = Self {
             dir: dir.to_owned(),
         };
@@ -106,6 +107,53 @@ fn make_dir(dir: &Path) -> std::io::Result<()> {
     builder.create(dir)
 }
 
+/// Refuses a spool folder someone else could write in: one not owned by this process's
+/// user, or writable by its group or others. The upload hashes the bytes as they arrive
+/// and the insert hashes them again as it reads them back (`storage::files::SpoolChunks`),
+/// but a folder others can write is a folder whose files they can swap or fill; a server
+/// refusing to start says so plainly, where a spool shared by accident would only fail
+/// later and oddly.
+fn check_private(dir: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let folder = std::fs::metadata(dir)?;
+        // Our own user is the owner of a file we make: a probe, gone at once.
+        let probe = dir.join(format!("owner-probe-{}", uuid::Uuid::new_v4().simple()));
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&probe)?;
+        let ours = std::fs::metadata(&probe).map(|m| m.uid());
+        let _ = std::fs::remove_file(&probe);
+        let ours = ours?;
+        let unsafe_because = if folder.uid() != ours {
+            Some(format!(
+                "it is owned by uid {}, not by this server's uid {ours}",
+                folder.uid()
+            ))
+        } else if folder.mode() & 0o022 != 0 {
+            Some(format!(
+                "its group or others may write in it (mode {:o})",
+                folder.mode() & 0o777
+            ))
+        } else {
+            None
+        };
+        if let Some(reason) = unsafe_because {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                format!(
+                    "the upload folder {} is not private: {reason}; give the server a folder of \
+                     its own (mode 700) with ONCENOTE_SPOOL_DIR",
+                    dir.display()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// One upload's spool file: written while the body arrives, read back by the insert,
 /// removed when dropped.
 #[derive(Debug)]
@@ -163,6 +211,33 @@ mod tests {
         drop(file);
         assert!(!path.exists());
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_spool_folder_others_may_write_in_is_refused_naming_the_setting() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+        let refused = Spool::open(dir.path()).unwrap_err();
+        assert!(
+            refused.to_string().contains("ONCENOTE_SPOOL_DIR"),
+            "{refused}"
+        );
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o770)).unwrap();
+        assert!(
+            Spool::open(dir.path()).is_err(),
+            "group-writable is refused too"
+        );
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        Spool::open(dir.path()).unwrap();
+        // A folder made by the spool is private.
+        let made = dir.path().join("made");
+        Spool::open(&made).unwrap();
+        assert_eq!(
+            std::fs::metadata(&made).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
     }
 
     #[tokio::test]

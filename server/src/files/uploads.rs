@@ -32,7 +32,7 @@ impl Uploads {
     pub fn open(config: &Config) -> anyhow::Result<Self> {
         let spool = Spool::open(&config.spool_dir).with_context(|| {
             format!(
-                "could not make the upload folder {} (ONCENOTE_SPOOL_DIR)",
+                "the upload folder {} (ONCENOTE_SPOOL_DIR) cannot be used",
                 config.spool_dir.display()
             )
         })?;

@@ -80,7 +80,9 @@ impl PgStore {
                 .map(|row| FileInsert::AlreadyThere(stored(row)))
                 .ok_or(StorageError::Conflict);
         }
-        let mut chunks = SpoolChunks::open(spool, size).await.map_err(spool_error)?;
+        let mut chunks = SpoolChunks::open(spool, size, sha256)
+            .await
+            .map_err(spool_error)?;
         let mut idx: i32 = 0;
         while let Some(chunk) = chunks.next().await.map_err(spool_error)? {
             sqlx::query(

@@ -186,7 +186,9 @@ async fn write_file(
     .bind(now)
     .execute(&mut *tx)
     .await?;
-    let mut chunks = SpoolChunks::open(spool, size).await.map_err(spool_error)?;
+    let mut chunks = SpoolChunks::open(spool, size, sha256)
+        .await
+        .map_err(spool_error)?;
     let mut idx: i64 = 0;
     while let Some(chunk) = chunks.next().await.map_err(spool_error)? {
         sqlx::query("INSERT INTO file_chunks (scope, sha256, idx, bytes) VALUES (?, ?, ?, ?)")
