@@ -256,6 +256,15 @@ impl Config {
             }
             Ok(days)
         };
+        // At least a day: a file is uploaded before the note that shows it is saved (and
+        // an offline device may send that note much later); with no grace at all the sweep
+        // could take the file in between.
+        let file_grace_days = days("ONCENOTE_FILE_GRACE_DAYS", 7)?;
+        if file_grace_days < 1 {
+            bail!(
+                "ONCENOTE_FILE_GRACE_DAYS is {file_grace_days}; at least 1 is needed, or a file could be swept before the note that shows it arrives"
+            );
+        }
         let ttl_secs = number("ONCENOTE_IDEMPOTENCY_TTL_SECS", 86_400)?;
         if ttl_secs > MAX_TTL_SECS {
             bail!(
@@ -284,7 +293,7 @@ impl Config {
             tombstone_retention: Duration::from_secs(
                 days("ONCENOTE_TOMBSTONE_DAYS", 365)?.max(1) * 86_400,
             ),
-            file_grace: Duration::from_secs(days("ONCENOTE_FILE_GRACE_DAYS", 7)? * 86_400),
+            file_grace: Duration::from_secs(file_grace_days * 86_400),
             build_id: var("ONCENOTE_BUILD_ID"),
             allowed_hosts: var("ONCENOTE_ALLOWED_HOSTS")
                 .map(|list| parse_hosts(&list))
@@ -475,6 +484,16 @@ mod tests {
             .to_string();
         assert!(error.contains("ONCENOTE_IDEMPOTENCY_TTL_SECS"), "{error}");
         assert!(config(&[("ONCENOTE_IDEMPOTENCY_TTL_SECS", "0")]).is_ok());
+    }
+
+    #[test]
+    fn a_file_grace_of_less_than_a_day_stops_the_start() {
+        let error = config(&[("ONCENOTE_FILE_GRACE_DAYS", "0")])
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("ONCENOTE_FILE_GRACE_DAYS"), "{error}");
+        let one = config(&[("ONCENOTE_FILE_GRACE_DAYS", "1")]).unwrap();
+        assert_eq!(one.file_grace, Duration::from_secs(86_400));
     }
 
     #[test]

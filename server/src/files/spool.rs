@@ -16,8 +16,13 @@ use tokio::io::AsyncWriteExt;
 
 /// The names of spool files start with this.
 const PREFIX: &str = "upload-";
-/// A spool file not written to for this long belongs to a process that is gone.
-pub const STALE_AFTER: Duration = Duration::from_secs(3600);
+/// A spool file not written to for this long belongs to a process that is gone: twice
+/// the longest an upload may take (`upload::UPLOAD_TOTAL_TIME`, an hour), so that no live
+/// upload's file — nor a finished one waiting for its insert, nor an export's being sent
+/// to a slow client — is near the cutoff, whatever the clocks of replicas sharing the
+/// folder say. (Equal to the upload's limit, a slow upload's file could go just as its
+/// last bytes arrived.)
+pub const STALE_AFTER: Duration = Duration::from_secs(2 * 3600);
 
 /// The folder uploads are spooled in.
 #[derive(Clone, Debug)]
@@ -252,14 +257,14 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn only_upload_files_older_than_an_hour_are_removed_at_start() {
+    async fn only_upload_files_older_than_two_hours_are_removed_at_start() {
         let dir = tempfile::tempdir().unwrap();
         let spool = Spool::open(dir.path()).unwrap();
         let live = spool.create().await.unwrap();
         std::fs::write(dir.path().join("upload-dead"), b"left by a killed process").unwrap();
         std::fs::write(dir.path().join("not-an-upload"), b"someone else's").unwrap();
         let later = SystemTime::now() + STALE_AFTER + Duration::from_secs(60);
-        // As an hour later: everything named upload-* is stale, the rest is not ours.
+        // As two hours later: everything named upload-* is stale, the rest is not ours.
         assert_eq!(spool.remove_stale(later), 2);
         assert!(dir.path().join("not-an-upload").exists());
         drop(live);

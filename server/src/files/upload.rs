@@ -221,3 +221,13 @@ fn answer(file: StoredFile, outcome: Outcome) -> Response {
     }
     response
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spool_file_is_stale_only_well_after_the_longest_upload_could_run() {
+        assert!(super::super::spool::STALE_AFTER >= 2 * UPLOAD_TOTAL_TIME);
+    }
+}
