@@ -105,13 +105,14 @@ pub async fn download(
 }
 
 /// Writes the file's bytes into the zip entry, a few chunks at a time, and checks they are
-/// as many as the file's size.
+/// as many as the file's size. A file swept while the export was written (no note showed
+/// it for the grace period) is left out, not a failure of the whole export: false.
 async fn copy_file(
     store: &Store,
     scope: &str,
     file: &FileInfo,
     into: &mut dyn Write,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<bool> {
     let mut written: u64 = 0;
     let mut first: u32 = 0;
     loop {
@@ -128,13 +129,20 @@ async fn copy_file(
         }
         first += CHUNKS_AT_ONCE;
     }
+    if written != file.size && store.files().file(scope, &file.sha256).await?.is_none() {
+        tracing::info!(
+            sha256 = %file.sha256,
+            "a file was swept while an export was written; the export leaves it out"
+        );
+        return Ok(false);
+    }
     anyhow::ensure!(
         written == file.size,
         "file {} has {written} bytes stored, not its {}",
         file.sha256,
         file.size
     );
-    Ok(())
+    Ok(true)
 }
 
 /// The spool file as the answer's body, read a piece at a time; the file is removed, and
@@ -175,24 +183,22 @@ pub(super) fn zip_of(notes: Vec<Note>) -> Vec<u8> {
         exported_at: timestamp::format(timestamp::now()),
         notes,
     };
-    write_zip(
-        std::io::Cursor::new(Vec::new()),
-        &export,
-        &[],
-        |_, _| Ok(()),
-    )
+    write_zip(std::io::Cursor::new(Vec::new()), &export, &[], |_, _| {
+        Ok(true)
+    })
     .expect("an export")
     .into_inner()
 }
 
 /// Writes the export into `out`: the notes, then the files, each file's bytes written
-/// into its entry by `bytes_of`. Files are stored as they are (no compression: images and
-/// PDFs are compressed already).
+/// into its entry by `bytes_of` — which answers false for a file gone meanwhile, whose
+/// entry is then taken out again — and last `files.json`, listing the files written.
+/// Files are stored as they are (no compression: images and PDFs are compressed already).
 fn write_zip<W: Write + Seek>(
     out: W,
     export: &Export,
     files: &[FileInfo],
-    mut bytes_of: impl FnMut(&FileInfo, &mut dyn Write) -> anyhow::Result<()>,
+    mut bytes_of: impl FnMut(&FileInfo, &mut dyn Write) -> anyhow::Result<bool>,
 ) -> anyhow::Result<W> {
     let mut zip = zip::ZipWriter::new(out);
     let options = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
@@ -210,13 +216,20 @@ fn write_zip<W: Write + Seek>(
         )?;
         zip.write_all(markdown(note).as_bytes())?;
     }
-    zip.start_file(FILES_JSON, options)?;
-    zip.write_all(&serde_json::to_vec_pretty(&ExportedFiles { files })?)?;
     let stored = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    let mut written = Vec::with_capacity(files.len());
     for file in files {
         zip.start_file(format!("{FILES_DIR}/{}", file.sha256), stored)?;
-        bytes_of(file, &mut zip)?;
+        if bytes_of(file, &mut zip)? {
+            written.push(file.clone());
+        } else {
+            zip.abort_file()?;
+        }
     }
+    zip.start_file(FILES_JSON, options)?;
+    zip.write_all(&serde_json::to_vec_pretty(&ExportedFiles {
+        files: &written,
+    })?)?;
     Ok(zip.finish()?)
 }
 
@@ -251,6 +264,57 @@ fn slug(title: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn file(sha256: &str, size: u64) -> FileInfo {
+        FileInfo {
+            sha256: sha256.into(),
+            size,
+            content_type: "application/pdf".into(),
+            created_at: "2026-11-30T05:00:00.000Z".into(),
+        }
+    }
+
+    #[test]
+    fn a_file_gone_while_the_export_is_written_is_left_out_of_it_and_of_its_list() {
+        let export = Export {
+            format: FORMAT.into(),
+            version: 2,
+            exported_at: timestamp::format(timestamp::now()),
+            notes: Vec::new(),
+        };
+        let (kept, gone) = ("a".repeat(64), "b".repeat(64));
+        let files = [file(&gone, 3), file(&kept, 4)];
+        let zip = write_zip(
+            std::io::Cursor::new(Vec::new()),
+            &export,
+            &files,
+            |file, into| {
+                if file.sha256 == gone {
+                    // Part of it written before the rest was found swept.
+                    into.write_all(b"go")?;
+                    return Ok(false);
+                }
+                into.write_all(b"kept")?;
+                Ok(true)
+            },
+        )
+        .unwrap()
+        .into_inner();
+        let mut archive = zip::ZipArchive::new(std::io::Cursor::new(zip)).unwrap();
+        assert!(archive.by_name(&format!("{FILES_DIR}/{gone}")).is_err());
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(
+            &mut archive.by_name(&format!("{FILES_DIR}/{kept}")).unwrap(),
+            &mut bytes,
+        )
+        .unwrap();
+        assert_eq!(bytes, b"kept");
+        let listed: serde_json::Value =
+            serde_json::from_reader(archive.by_name(FILES_JSON).unwrap()).unwrap();
+        let listed = listed["files"].as_array().unwrap();
+        assert_eq!(listed.len(), 1);
+        assert_eq!(listed[0]["sha256"], kept.as_str());
+    }
 
     #[test]
     fn titles_become_plain_file_names() {
