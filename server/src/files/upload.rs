@@ -11,6 +11,8 @@
 //! 3. a declared `Content-Length` over `ONCENOTE_FILE_MAX_BYTES` → 413, nothing read;
 //! 4. the person has the file already → 200 with `Idempotent-Replayed: true`, the body
 //!    never read (so a client that sent `Expect: 100-continue` never sends it);
+//!    a declared `Content-Length` past the room left in the quota → 413 `quota-exceeded`,
+//!    the body never read either;
 //! 5. a place among the uploads running (`limits`): 429 / 503 with `Retry-After`;
 //! 6. the body, streamed to a spool file while it is hashed and counted: past the limit
 //!    → 413 at once (also without `Content-Length`); no byte for `ONCENOTE_BODY_TIMEOUT_SECS`,
@@ -87,6 +89,19 @@ async fn upload(
         tracing::info!("the file is stored already; the body was not read");
         return Ok(answer(file, Outcome::Replayed));
     }
+    let quota = state.config.file_quota_bytes;
+    if let Some(length) = declared_length(headers) {
+        // A cheap read, no lock: a file that cannot fit is refused before its body is
+        // read (the insert's transaction checks again, for uploads racing this one).
+        let used = state.store.files().used_bytes(scope).await?;
+        if used.saturating_add(length) > quota {
+            return Err(ApiError::QuotaExceeded {
+                size: length,
+                used,
+                quota,
+            });
+        }
+    }
     let _slot = state.uploads.limits.begin(scope)?;
     let mut spool = state.uploads.spool.create().await.map_err(spool_failure)?;
     let received = receive(body, &mut spool, max, state.config.body_timeout).await?;
@@ -101,7 +116,6 @@ async fn upload(
             .and_then(|v| v.to_str().ok()),
     );
     let now = timestamp::format(timestamp::now());
-    let quota = state.config.file_quota_bytes;
     let inserted = state
         .store
         .files()

@@ -923,3 +923,24 @@ async fn an_upload_after_the_spool_folder_was_removed_is_stored_all_the_same() {
     assert_eq!(file_rows(&app).await, 1);
     assert!(folder.is_dir(), "the folder is made again");
 }
+
+#[tokio::test]
+async fn an_upload_declaring_more_than_the_room_left_is_413_before_its_body_is_read() {
+    let spool = tempfile::tempdir().unwrap();
+    let app = app_with(&spool, |config| config.file_quota_bytes = 1000).await;
+    let first = bytes_of(600, 1);
+    assert_eq!(upload(&app, &first, "image/png").await.status(), 201);
+
+    // 600 more declared, 400 left: refused on the head alone, no byte of the body sent.
+    let second = bytes_of(600, 2);
+    let token = app.session.clone().unwrap();
+    let mut raw = RawUpload::start(&app, &token, &sha(&second), Some(second.len())).await;
+    let head = raw
+        .answer_head(Duration::from_secs(5))
+        .await
+        .expect("an answer without the body");
+    assert_eq!(status_of(&head), 413, "{head}");
+    assert!(head.contains("application/problem+json"), "{head}");
+    assert!(spool_files(spool.path()).is_empty());
+    assert_eq!(list(&app.client, &app).await.used_bytes, 600);
+}
