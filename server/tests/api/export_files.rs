@@ -253,6 +253,24 @@ async fn an_export_whose_files_pass_the_quota_is_413_and_imports_nothing() {
     nothing_imported(&app).await;
 }
 
+#[tokio::test]
+async fn an_export_declaring_files_past_the_room_left_is_413_before_they_are_unpacked() {
+    let app = spawn_app_with(|c| c.file_quota_bytes = 5_000).await;
+    // Declared as 6,000 bytes, and damaged besides: had its files been unpacked and
+    // hashed first, the answer would be a 422 for the damage.
+    let named = sha256_of(&[3u8; 6_000]);
+    let damaged = vec![4u8; 6_000];
+    let refused = import(
+        &app.client,
+        &app,
+        export_with(&[(&named, damaged.as_slice())]),
+    )
+    .await;
+    assert_eq!(refused.status(), 413);
+    assert_eq!(problem_of(refused).await.slug(), "quota-exceeded");
+    nothing_imported(&app).await;
+}
+
 /// Sends `GET /api/export` as the admin and reads no more than the answer's head: the
 /// rest of the body waits in the server, which holds the export's place meanwhile.
 async fn export_held(app: &TestApp) -> tokio::net::TcpStream {
