@@ -104,6 +104,14 @@ pub struct Config {
     /// `uploads-full`. Each holds a spool file and a connection for as long as its body
     /// takes.
     pub uploads_max: usize,
+    /// `ONCENOTE_UPLOAD_MIN_BYTES_PER_SEC`: the slowest average an upload (or an import)
+    /// may keep once [`upload_rate_after`](Self::upload_rate_after) has passed (8 KiB/s);
+    /// slower → 408. Without it a byte every 29 s (just inside the body timeout) holds an
+    /// upload's place for its whole hour. 0 turns it off.
+    pub upload_min_rate: u64,
+    /// `ONCENOTE_UPLOAD_RATE_AFTER_SECS`: how long an upload may start slowly (60 s: a
+    /// phone waking its radio) before its average rate is held to the minimum.
+    pub upload_rate_after: Duration,
     /// `ONCENOTE_SPOOL_DIR`: where uploads are written while they arrive, before they are
     /// stored in the database (default: `oncenote-uploads` in the system's temporary
     /// folder). Needs room for `ONCENOTE_UPLOADS_MAX` files of the largest size.
@@ -343,6 +351,8 @@ impl Config {
             file_quota_bytes: number("ONCENOTE_FILE_QUOTA_BYTES", FILE_QUOTA_BYTES_DEFAULT)?,
             uploads_per_person: number("ONCENOTE_UPLOADS_PER_PERSON", 4)?.clamp(1, 10_000) as usize,
             uploads_max: number("ONCENOTE_UPLOADS_MAX", 16)?.clamp(1, 100_000) as usize,
+            upload_min_rate: number("ONCENOTE_UPLOAD_MIN_BYTES_PER_SEC", 8 * 1024)?,
+            upload_rate_after: Duration::from_secs(number("ONCENOTE_UPLOAD_RATE_AFTER_SECS", 60)?),
             spool_dir: var("ONCENOTE_SPOOL_DIR")
                 .map(std::path::PathBuf::from)
                 .unwrap_or_else(default_spool_dir),
@@ -402,6 +412,8 @@ impl Config {
             file_quota_bytes: FILE_QUOTA_BYTES_DEFAULT,
             uploads_per_person: 4,
             uploads_max: 16,
+            upload_min_rate: 8 * 1024,
+            upload_rate_after: Duration::from_secs(60),
             spool_dir: default_spool_dir(),
             streams_per_person: 16,
             streams_max: 10_000,

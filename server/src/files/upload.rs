@@ -104,7 +104,14 @@ async fn upload(
     }
     let _slot = state.uploads.limits.begin(scope)?;
     let mut spool = state.uploads.spool.create().await.map_err(spool_failure)?;
-    let received = receive(body, &mut spool, max, state.config.body_timeout).await?;
+    let received = receive(
+        body,
+        &mut spool,
+        max,
+        state.config.body_timeout,
+        Pace::of(&state.config),
+    )
+    .await?;
     if received.sha256 != name {
         return Err(ApiError::HashMismatch {
             actual: received.sha256,
@@ -145,6 +152,37 @@ async fn upload(
     // return above).
 }
 
+/// The slowest an upload's bytes may come on average, once it has had time to start.
+/// The idle timeout bounds the wait for each next byte, [`UPLOAD_TOTAL_TIME`] the whole;
+/// between them a trickle (a byte every 29 s) could hold an upload's place for an hour.
+/// Checked as each piece arrives: a client below the rate hears 408 with its next piece
+/// (or the idle timeout, if none comes).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pace {
+    /// Bytes per second on average; 0: no minimum.
+    pub(crate) min_bytes_per_sec: u64,
+    /// How long an upload may start slowly before its average is held to the minimum.
+    pub(crate) after: Duration,
+}
+
+impl Pace {
+    /// The pace the configuration sets.
+    pub(crate) fn of(config: &crate::config::Config) -> Self {
+        Self {
+            min_bytes_per_sec: config.upload_min_rate,
+            after: config.upload_rate_after,
+        }
+    }
+
+    /// Whether `size` bytes in `elapsed` is below the minimum average (never before
+    /// `after`).
+    fn too_slow(self, size: u64, elapsed: Duration) -> bool {
+        self.min_bytes_per_sec > 0
+            && elapsed >= self.after
+            && (size as f64) < self.min_bytes_per_sec as f64 * elapsed.as_secs_f64()
+    }
+}
+
 /// What the body was.
 pub(crate) struct Received {
     pub(crate) sha256: String,
@@ -158,8 +196,10 @@ pub(crate) async fn receive(
     spool: &mut SpoolFile,
     max: u64,
     idle: Duration,
+    pace: Pace,
 ) -> Result<Received, ApiError> {
-    let deadline = Instant::now() + UPLOAD_TOTAL_TIME;
+    let started = Instant::now();
+    let deadline = started + UPLOAD_TOTAL_TIME;
     let mut stream = body.into_data_stream();
     let mut hasher = Sha256::new();
     let mut size: u64 = 0;
@@ -178,6 +218,9 @@ pub(crate) async fn receive(
         size += frame.len() as u64;
         if size > max {
             return Err(too_large(max));
+        }
+        if pace.too_slow(size, started.elapsed()) {
+            return Err(ApiError::RequestTimeout);
         }
         hasher.update(&frame);
         spool.write(&frame).await.map_err(spool_failure)?;
@@ -239,6 +282,26 @@ fn answer(file: StoredFile, outcome: Outcome) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_upload_is_held_to_its_pace_only_after_its_start() {
+        let pace = Pace {
+            min_bytes_per_sec: 8 * 1024,
+            after: Duration::from_secs(60),
+        };
+        let secs = Duration::from_secs;
+        // A trickle: a byte every 29 s.
+        assert!(!pace.too_slow(2, secs(58)), "still starting");
+        assert!(pace.too_slow(3, secs(87)));
+        // A slow start that catches up is fine.
+        assert!(!pace.too_slow(600 * 1024, secs(61)));
+        assert!(pace.too_slow(400 * 1024, secs(61)));
+        let off = Pace {
+            min_bytes_per_sec: 0,
+            ..pace
+        };
+        assert!(!off.too_slow(1, secs(3000)));
+    }
 
     #[test]
     fn a_spool_file_is_stale_only_well_after_the_longest_upload_could_run() {

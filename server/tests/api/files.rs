@@ -944,3 +944,27 @@ async fn an_upload_declaring_more_than_the_room_left_is_413_before_its_body_is_r
     assert!(spool_files(spool.path()).is_empty());
     assert_eq!(list(&app.client, &app).await.used_bytes, 600);
 }
+
+#[tokio::test]
+async fn an_upload_slower_than_the_minimum_rate_after_its_start_is_408_and_leaves_nothing() {
+    let spool = tempfile::tempdir().unwrap();
+    let app = app_with(&spool, |config| {
+        config.upload_min_rate = 1_000;
+        config.upload_rate_after = Duration::from_secs(1);
+    })
+    .await;
+    let bytes = bytes_of(10_000, 9);
+    let token = app.session.clone().unwrap();
+    let mut raw = RawUpload::start(&app, &token, &sha(&bytes), Some(bytes.len())).await;
+    // A trickle, each piece well inside the body's idle timeout.
+    raw.send(&bytes[..10]).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    raw.send(&bytes[10..20]).await.unwrap();
+    let head = raw
+        .answer_head(Duration::from_secs(5))
+        .await
+        .expect("an answer before the idle timeout");
+    assert_eq!(status_of(&head), 408, "{head}");
+    assert_eq!(spool_empties(spool.path()).await, Vec::<String>::new());
+    assert_eq!(file_rows(&app).await, 0);
+}

@@ -29,7 +29,7 @@ use crate::accounts::session::SignedIn;
 use crate::error::ApiError;
 use crate::files::sniff::declared_type;
 use crate::files::spool::SpoolFile;
-use crate::files::upload::{receive, spool_failure};
+use crate::files::upload::{Pace, receive, spool_failure};
 use crate::http::body::require_zip;
 use crate::idempotency::{self, IdempotencyKey};
 use crate::notes::answers;
@@ -78,7 +78,14 @@ pub async fn upload(
         });
     }
     let mut zip = state.uploads.spool.create().await.map_err(spool_failure)?;
-    receive(body, &mut zip, max, state.config.body_timeout).await?;
+    receive(
+        body,
+        &mut zip,
+        max,
+        state.config.body_timeout,
+        Pace::of(&state.config),
+    )
+    .await?;
     let path = zip.path().to_owned();
     let (count, declared) = tokio::task::spawn_blocking(move || {
         let count = export_reader::count_notes(spooled(&path)?)?;
