@@ -159,7 +159,7 @@ test("a file that is not an image becomes a link, and picking works from the key
   await page.goto("/account");
   await new NotesPage(page).hydrated();
   const files = page.getByTestId("account-files");
-  await expect(page.getByTestId("files-usage")).toHaveText(/^[\d.]+ (bytes|kB|MB|GB) of [\d.]+ (kB|MB|GB|TB) used by \d+ files?\.$/);
+  await expect(page.getByTestId("files-usage")).toHaveText(/^[\d.]+ (bytes|KiB|MiB|GiB) of [\d.]+ (KiB|MiB|GiB|TiB) used by \d+ files?\.$/);
   const row = files.locator("tr", { has: page.locator(`a[href="/files/${sha}"]`) });
   await expect(row).toContainText(sha.slice(0, 12));
   await expect(row).toContainText(`${bytes.length} bytes`);

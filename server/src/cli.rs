@@ -34,7 +34,7 @@ Configuration comes from the environment; nothing is required:
   ONCENOTE_TRASH_DAYS            the trash empties itself after this many days (30)
   ONCENOTE_TOMBSTONE_DAYS        a delete for good is remembered this many days (365)
   ONCENOTE_FILE_GRACE_DAYS       a file no note refers to is swept after this
-                                 many days (7)
+                                 many days (7; at least 1)
   ONCENOTE_HEADER_TIMEOUT_SECS   time allowed for a request's headers (10)
   ONCENOTE_BODY_TIMEOUT_SECS     time allowed for a request's body (30); for a
                                  file upload, the longest wait for its next byte
@@ -42,6 +42,9 @@ Configuration comes from the environment; nothing is required:
   ONCENOTE_FILE_QUOTA_BYTES      the bytes one person's files may take (1073741824)
   ONCENOTE_UPLOADS_PER_PERSON    uploads one person may have running at once (4)
   ONCENOTE_UPLOADS_MAX           uploads this process runs at once (16)
+  ONCENOTE_UPLOAD_MIN_BYTES_PER_SEC slowest average upload after its start, then 408
+                                 (8192; 0: none)
+  ONCENOTE_UPLOAD_RATE_AFTER_SECS how long an upload may start slowly (60)
   ONCENOTE_SPOOL_DIR             where uploads wait until stored (<temp>/oncenote-uploads)
   ONCENOTE_MAX_CONNECTIONS       connections open at once, then 503 (4096, less
                                  if the open-file limit leaves less room)

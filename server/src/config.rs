@@ -104,6 +104,14 @@ pub struct Config {
     /// `uploads-full`. Each holds a spool file and a connection for as long as its body
     /// takes.
     pub uploads_max: usize,
+    /// `ONCENOTE_UPLOAD_MIN_BYTES_PER_SEC`: the slowest average an upload (or an import)
+    /// may keep once [`upload_rate_after`](Self::upload_rate_after) has passed (8 KiB/s);
+    /// slower → 408. Without it a byte every 29 s (just inside the body timeout) holds an
+    /// upload's place for its whole hour. 0 turns it off.
+    pub upload_min_rate: u64,
+    /// `ONCENOTE_UPLOAD_RATE_AFTER_SECS`: how long an upload may start slowly (60 s: a
+    /// phone waking its radio) before its average rate is held to the minimum.
+    pub upload_rate_after: Duration,
     /// `ONCENOTE_SPOOL_DIR`: where uploads are written while they arrive, before they are
     /// stored in the database (default: `oncenote-uploads` in the system's temporary
     /// folder). Needs room for `ONCENOTE_UPLOADS_MAX` files of the largest size.
@@ -256,6 +264,15 @@ impl Config {
             }
             Ok(days)
         };
+        // At least a day: a file is uploaded before the note that shows it is saved (and
+        // an offline device may send that note much later); with no grace at all the sweep
+        // could take the file in between.
+        let file_grace_days = days("ONCENOTE_FILE_GRACE_DAYS", 7)?;
+        if file_grace_days < 1 {
+            bail!(
+                "ONCENOTE_FILE_GRACE_DAYS is {file_grace_days}; at least 1 is needed, or a file could be swept before the note that shows it arrives"
+            );
+        }
         let ttl_secs = number("ONCENOTE_IDEMPOTENCY_TTL_SECS", 86_400)?;
         if ttl_secs > MAX_TTL_SECS {
             bail!(
@@ -284,7 +301,7 @@ impl Config {
             tombstone_retention: Duration::from_secs(
                 days("ONCENOTE_TOMBSTONE_DAYS", 365)?.max(1) * 86_400,
             ),
-            file_grace: Duration::from_secs(days("ONCENOTE_FILE_GRACE_DAYS", 7)? * 86_400),
+            file_grace: Duration::from_secs(file_grace_days * 86_400),
             build_id: var("ONCENOTE_BUILD_ID"),
             allowed_hosts: var("ONCENOTE_ALLOWED_HOSTS")
                 .map(|list| parse_hosts(&list))
@@ -334,6 +351,8 @@ impl Config {
             file_quota_bytes: number("ONCENOTE_FILE_QUOTA_BYTES", FILE_QUOTA_BYTES_DEFAULT)?,
             uploads_per_person: number("ONCENOTE_UPLOADS_PER_PERSON", 4)?.clamp(1, 10_000) as usize,
             uploads_max: number("ONCENOTE_UPLOADS_MAX", 16)?.clamp(1, 100_000) as usize,
+            upload_min_rate: number("ONCENOTE_UPLOAD_MIN_BYTES_PER_SEC", 8 * 1024)?,
+            upload_rate_after: Duration::from_secs(number("ONCENOTE_UPLOAD_RATE_AFTER_SECS", 60)?),
             spool_dir: var("ONCENOTE_SPOOL_DIR")
                 .map(std::path::PathBuf::from)
                 .unwrap_or_else(default_spool_dir),
@@ -393,6 +412,8 @@ impl Config {
             file_quota_bytes: FILE_QUOTA_BYTES_DEFAULT,
             uploads_per_person: 4,
             uploads_max: 16,
+            upload_min_rate: 8 * 1024,
+            upload_rate_after: Duration::from_secs(60),
             spool_dir: default_spool_dir(),
             streams_per_person: 16,
             streams_max: 10_000,
@@ -475,6 +496,16 @@ mod tests {
             .to_string();
         assert!(error.contains("ONCENOTE_IDEMPOTENCY_TTL_SECS"), "{error}");
         assert!(config(&[("ONCENOTE_IDEMPOTENCY_TTL_SECS", "0")]).is_ok());
+    }
+
+    #[test]
+    fn a_file_grace_of_less_than_a_day_stops_the_start() {
+        let error = config(&[("ONCENOTE_FILE_GRACE_DAYS", "0")])
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("ONCENOTE_FILE_GRACE_DAYS"), "{error}");
+        let one = config(&[("ONCENOTE_FILE_GRACE_DAYS", "1")]).unwrap();
+        assert_eq!(one.file_grace, Duration::from_secs(86_400));
     }
 
     #[test]

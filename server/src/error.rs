@@ -100,6 +100,10 @@ pub enum ApiError {
     TooManyUploads,
     #[error("the server runs as many uploads at once as it allows; retry in a moment")]
     UploadsFull,
+    #[error("this account has an export being written or sent; retry when it ends")]
+    TooManyExports,
+    #[error("the server writes as many exports at once as it allows; retry in a moment")]
+    ExportsFull,
     #[error("the note is at version {}, not the one in If-Match", current.version)]
     PreconditionFailed { current: Box<app::api::Note> },
     #[error("say which version of the note the edit starts from: If-Match or base_version")]
@@ -266,6 +270,10 @@ impl ApiError {
                 (StatusCode::TOO_MANY_REQUESTS, ProblemSlug::TooManyUploads)
             }
             ApiError::UploadsFull => (StatusCode::SERVICE_UNAVAILABLE, ProblemSlug::UploadsFull),
+            ApiError::TooManyExports => {
+                (StatusCode::TOO_MANY_REQUESTS, ProblemSlug::TooManyExports)
+            }
+            ApiError::ExportsFull => (StatusCode::SERVICE_UNAVAILABLE, ProblemSlug::ExportsFull),
             ApiError::PreconditionFailed { .. } => (
                 StatusCode::PRECONDITION_FAILED,
                 ProblemSlug::PreconditionFailed,
@@ -396,8 +404,9 @@ impl IntoResponse for ApiError {
             | ApiError::TransactionConflict
             | ApiError::TooManyImports
             | ApiError::UploadsFull
+            | ApiError::ExportsFull
             | ApiError::StreamsFull => Some(RETRY_AFTER_SECS),
-            ApiError::TooManyUploads => Some(UPLOADS_RETRY_AFTER_SECS),
+            ApiError::TooManyUploads | ApiError::TooManyExports => Some(UPLOADS_RETRY_AFTER_SECS),
             ApiError::TooManyStreams => Some(STREAMS_RETRY_AFTER_SECS),
             ApiError::DatabaseUnavailable => Some(UNAVAILABLE_RETRY_AFTER_SECS),
             ApiError::StorageFull => Some(STORAGE_FULL_RETRY_AFTER_SECS),

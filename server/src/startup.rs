@@ -26,6 +26,7 @@ use crate::accounts::routes::base_url;
 use crate::accounts::session::CookieSecurity;
 use crate::accounts::{self, Viewer, gate, session};
 use crate::config::Config;
+use crate::files::serve::FileBytes;
 use crate::http::client::{ClientAddr, is_https};
 use crate::http::csrf;
 use crate::http::host::{self, AllowedHosts};
@@ -172,12 +173,13 @@ pub fn router(state: AppState) -> Router {
             move || shell(leptos_options.clone()),
         )
         .fallback_service(site_files(&state))
-        // An answer that offers byte ranges (a file) is never compressed: compressing
-        // would drop its length and its ranges, and its ETag would name other bytes.
+        // A file's bytes (marked `FileBytes`) are never compressed: compressing would drop
+        // their length and their ranges, and their ETag would name other bytes. The site's
+        // assets are, though they offer ranges too (ServeDir's `Accept-Ranges`).
         .layer(
             CompressionLayer::new().compress_when(DefaultPredicate::new().and(
-                |_: StatusCode, _: Version, headers: &HeaderMap, _: &Extensions| {
-                    !headers.contains_key(header::ACCEPT_RANGES)
+                |_: StatusCode, _: Version, _: &HeaderMap, extensions: &Extensions| {
+                    extensions.get::<FileBytes>().is_none()
                 },
             )),
         )

@@ -121,6 +121,10 @@ problem_slugs! {
     TooManyUploads => "too-many-uploads",
     /// 503: the server runs as many uploads at once as it allows; retried later.
     UploadsFull => "uploads-full",
+    /// 429: this person has an export being written or sent already.
+    TooManyExports => "too-many-exports",
+    /// 503: the server writes as many exports at once as it allows; retried later.
+    ExportsFull => "exports-full",
     /// 500: the server failed (a bug); nothing was saved.
     Internal => "internal",
 }

@@ -1,5 +1,5 @@
-//! The account page's files: how much room they take against the quota ("12.3 MB of
-//! 1 GB") and each file — its short name (the start of its SHA-256) linked to it, size,
+//! The account page's files: how much room they take against the quota ("12.3 MiB of
+//! 1 GiB") and each file — its short name (the start of its SHA-256) linked to it, size,
 //! type and when it was stored. Read from `GET /api/files` once the page has hydrated:
 //! the page itself is rendered without them.
 
@@ -64,10 +64,15 @@ fn FileRow(file: FileInfo) -> impl IntoView {
     }
 }
 
-/// A size in bytes as people read it: "512 bytes", "12.3 MB", "1 GB" (powers of 1000,
-/// one decimal, none when it is zero).
+/// A size in bytes as people read it, in the units the limits are set in: "512 bytes",
+/// "12.3 MiB", "1 GiB" (powers of 1024, one decimal, none when it is zero).
 pub fn size_text(bytes: u64) -> String {
-    const UNITS: [(&str, f64); 4] = [("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)];
+    const UNITS: [(&str, f64); 4] = [
+        ("TiB", 1_099_511_627_776.0),
+        ("GiB", 1_073_741_824.0),
+        ("MiB", 1_048_576.0),
+        ("KiB", 1_024.0),
+    ];
     for (unit, size) in UNITS {
         if bytes as f64 >= size {
             let value = (bytes as f64 / size * 10.0).round() / 10.0;
@@ -91,9 +96,10 @@ mod tests {
         assert_eq!(size_text(0), "0 bytes");
         assert_eq!(size_text(1), "1 byte");
         assert_eq!(size_text(999), "999 bytes");
-        assert_eq!(size_text(1_000), "1 kB");
-        assert_eq!(size_text(12_345_678), "12.3 MB");
-        assert_eq!(size_text(1_000_000_000), "1 GB");
-        assert_eq!(size_text(26_214_400), "26.2 MB");
+        assert_eq!(size_text(1_023), "1023 bytes");
+        assert_eq!(size_text(1_024), "1 KiB");
+        assert_eq!(size_text(12_345_678), "11.8 MiB");
+        assert_eq!(size_text(26_214_400), "25 MiB");
+        assert_eq!(size_text(1_073_741_824), "1 GiB");
     }
 }

@@ -210,7 +210,7 @@ pub fn AccountPage() -> impl IntoView {
             <h3>"Your notes, to take away"</h3>
             <p>
                 <a href="/api/export" rel="external" download>"Export every note"</a>
-                " — a zip with one JSON file of all your notes and a Markdown file for each."
+                " — a zip with one JSON file of all your notes, a Markdown file for each, and your files."
             </p>
             <ImportForm />
             <AccountFiles />

@@ -8,6 +8,10 @@
 //! everyone's together get [`UploadLimits::max`] and 503 `uploads-full` past it, so the
 //! spool's disk needs room for at most that many files. Memory stays flat either way: a
 //! body is streamed to disk a frame at a time.
+//!
+//! Exports share the mechanism ([`UploadLimits::for_exports`]): each spools the person's
+//! whole file set before answering, so they are capped the same way, with their own
+//! refusals (429 `too-many-exports`, 503 `exports-full`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -20,6 +24,10 @@ pub struct UploadLimits {
     per_person: usize,
     max: usize,
     running: Mutex<Running>,
+    /// The refusal of a person at their share.
+    person_busy: fn() -> ApiError,
+    /// The refusal of a process at its cap.
+    process_full: fn() -> ApiError,
 }
 
 #[derive(Debug, Default)]
@@ -30,10 +38,36 @@ struct Running {
 
 impl UploadLimits {
     pub fn new(per_person: usize, max: usize) -> Arc<Self> {
+        Self::refusing(
+            per_person,
+            max,
+            || ApiError::TooManyUploads,
+            || ApiError::UploadsFull,
+        )
+    }
+
+    /// The places of exports: like uploads', refused as exports.
+    pub fn for_exports(per_person: usize, max: usize) -> Arc<Self> {
+        Self::refusing(
+            per_person,
+            max,
+            || ApiError::TooManyExports,
+            || ApiError::ExportsFull,
+        )
+    }
+
+    fn refusing(
+        per_person: usize,
+        max: usize,
+        person_busy: fn() -> ApiError,
+        process_full: fn() -> ApiError,
+    ) -> Arc<Self> {
         Arc::new(Self {
             per_person: per_person.max(1),
             max: max.max(1),
             running: Mutex::default(),
+            person_busy,
+            process_full,
         })
     }
 
@@ -43,10 +77,10 @@ impl UploadLimits {
         let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
         let mine = running.by_person.get(scope).copied().unwrap_or(0);
         if mine >= self.per_person {
-            return Err(ApiError::TooManyUploads);
+            return Err((self.person_busy)());
         }
         if running.total >= self.max {
-            return Err(ApiError::UploadsFull);
+            return Err((self.process_full)());
         }
         running.total += 1;
         running.by_person.insert(scope.to_owned(), mine + 1);
@@ -107,5 +141,14 @@ mod tests {
         assert_eq!(limits.running(), 2);
         let _c1 = limits.begin("c").unwrap();
         assert!(matches!(limits.begin("a"), Err(ApiError::UploadsFull)));
+    }
+
+    #[test]
+    fn exports_are_refused_as_exports() {
+        let limits = UploadLimits::for_exports(1, 2);
+        let _a = limits.begin("a").unwrap();
+        assert!(matches!(limits.begin("a"), Err(ApiError::TooManyExports)));
+        let _b = limits.begin("b").unwrap();
+        assert!(matches!(limits.begin("c"), Err(ApiError::ExportsFull)));
     }
 }

@@ -12,8 +12,8 @@
 //!   run it (then `application/octet-stream`).
 //! - `Range` (`range`) → 206 with only the chunks it needs read; 416 past the end.
 //! - The body is streamed a few chunks per query, never the whole file in memory. Such an
-//!   answer is never compressed (`startup` skips answers that offer ranges), so its length
-//!   and its ranges stay the file's own.
+//!   answer is never compressed (it carries [`FileBytes`], which `startup`'s compression
+//!   skips), so its length and its ranges stay the file's own.
 
 use axum::Extension;
 use axum::body::{Body, Bytes};
@@ -33,6 +33,12 @@ use crate::storage::files::{FILE_CHUNK_BYTES, StoredFile, chunks_of_range};
 /// Chunks read per query while a body streams: 1 MiB, a few round trips for 25 MiB.
 const CHUNKS_PER_READ: u32 = 4;
 
+/// The mark, in a response's extensions, of an answer about a file's bytes: never to be
+/// compressed. A mark rather than a header (`Accept-Ranges`): the site's static assets
+/// offer ranges too, and they should be compressed.
+#[derive(Clone, Copy, Debug)]
+pub struct FileBytes;
+
 /// `GET /files/{sha256}` (and `HEAD`).
 pub async fn get_file(
     State(store): State<Store>,
@@ -41,7 +47,10 @@ pub async fn get_file(
     headers: HeaderMap,
 ) -> Response {
     match serve(&store, viewer.map(|v| v.0), &name, &headers).await {
-        Ok(response) => response,
+        Ok(mut response) => {
+            response.extensions_mut().insert(FileBytes);
+            response
+        }
         Err(error) => {
             error.log(None);
             error.into_response()

@@ -11,6 +11,8 @@
 //! 3. a declared `Content-Length` over `ONCENOTE_FILE_MAX_BYTES` → 413, nothing read;
 //! 4. the person has the file already → 200 with `Idempotent-Replayed: true`, the body
 //!    never read (so a client that sent `Expect: 100-continue` never sends it);
+//!    a declared `Content-Length` past the room left in the quota → 413 `quota-exceeded`,
+//!    the body never read either;
 //! 5. a place among the uploads running (`limits`): 429 / 503 with `Retry-After`;
 //! 6. the body, streamed to a spool file while it is hashed and counted: past the limit
 //!    → 413 at once (also without `Content-Length`); no byte for `ONCENOTE_BODY_TIMEOUT_SECS`,
@@ -87,9 +89,29 @@ async fn upload(
         tracing::info!("the file is stored already; the body was not read");
         return Ok(answer(file, Outcome::Replayed));
     }
+    let quota = state.config.file_quota_bytes;
+    if let Some(length) = declared_length(headers) {
+        // A cheap read, no lock: a file that cannot fit is refused before its body is
+        // read (the insert's transaction checks again, for uploads racing this one).
+        let used = state.store.files().used_bytes(scope).await?;
+        if used.saturating_add(length) > quota {
+            return Err(ApiError::QuotaExceeded {
+                size: length,
+                used,
+                quota,
+            });
+        }
+    }
     let _slot = state.uploads.limits.begin(scope)?;
     let mut spool = state.uploads.spool.create().await.map_err(spool_failure)?;
-    let received = receive(body, &mut spool, max, state.config.body_timeout).await?;
+    let received = receive(
+        body,
+        &mut spool,
+        max,
+        state.config.body_timeout,
+        Pace::of(&state.config),
+    )
+    .await?;
     if received.sha256 != name {
         return Err(ApiError::HashMismatch {
             actual: received.sha256,
@@ -101,7 +123,6 @@ async fn upload(
             .and_then(|v| v.to_str().ok()),
     );
     let now = timestamp::format(timestamp::now());
-    let quota = state.config.file_quota_bytes;
     let inserted = state
         .store
         .files()
@@ -131,6 +152,37 @@ async fn upload(
     // return above).
 }
 
+/// The slowest an upload's bytes may come on average, once it has had time to start.
+/// The idle timeout bounds the wait for each next byte, [`UPLOAD_TOTAL_TIME`] the whole;
+/// between them a trickle (a byte every 29 s) could hold an upload's place for an hour.
+/// Checked as each piece arrives: a client below the rate hears 408 with its next piece
+/// (or the idle timeout, if none comes).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pace {
+    /// Bytes per second on average; 0: no minimum.
+    pub(crate) min_bytes_per_sec: u64,
+    /// How long an upload may start slowly before its average is held to the minimum.
+    pub(crate) after: Duration,
+}
+
+impl Pace {
+    /// The pace the configuration sets.
+    pub(crate) fn of(config: &crate::config::Config) -> Self {
+        Self {
+            min_bytes_per_sec: config.upload_min_rate,
+            after: config.upload_rate_after,
+        }
+    }
+
+    /// Whether `size` bytes in `elapsed` is below the minimum average (never before
+    /// `after`).
+    fn too_slow(self, size: u64, elapsed: Duration) -> bool {
+        self.min_bytes_per_sec > 0
+            && elapsed >= self.after
+            && (size as f64) < self.min_bytes_per_sec as f64 * elapsed.as_secs_f64()
+    }
+}
+
 /// What the body was.
 pub(crate) struct Received {
     pub(crate) sha256: String,
@@ -144,8 +196,10 @@ pub(crate) async fn receive(
     spool: &mut SpoolFile,
     max: u64,
     idle: Duration,
+    pace: Pace,
 ) -> Result<Received, ApiError> {
-    let deadline = Instant::now() + UPLOAD_TOTAL_TIME;
+    let started = Instant::now();
+    let deadline = started + UPLOAD_TOTAL_TIME;
     let mut stream = body.into_data_stream();
     let mut hasher = Sha256::new();
     let mut size: u64 = 0;
@@ -164,6 +218,9 @@ pub(crate) async fn receive(
         size += frame.len() as u64;
         if size > max {
             return Err(too_large(max));
+        }
+        if pace.too_slow(size, started.elapsed()) {
+            return Err(ApiError::RequestTimeout);
         }
         hasher.update(&frame);
         spool.write(&frame).await.map_err(spool_failure)?;
@@ -220,4 +277,34 @@ fn answer(file: StoredFile, outcome: Outcome) -> Response {
         headers.insert(IDEMPOTENT_REPLAYED_HEADER, HeaderValue::from_static("true"));
     }
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_upload_is_held_to_its_pace_only_after_its_start() {
+        let pace = Pace {
+            min_bytes_per_sec: 8 * 1024,
+            after: Duration::from_secs(60),
+        };
+        let secs = Duration::from_secs;
+        // A trickle: a byte every 29 s.
+        assert!(!pace.too_slow(2, secs(58)), "still starting");
+        assert!(pace.too_slow(3, secs(87)));
+        // A slow start that catches up is fine.
+        assert!(!pace.too_slow(600 * 1024, secs(61)));
+        assert!(pace.too_slow(400 * 1024, secs(61)));
+        let off = Pace {
+            min_bytes_per_sec: 0,
+            ..pace
+        };
+        assert!(!off.too_slow(1, secs(3000)));
+    }
+
+    #[test]
+    fn a_spool_file_is_stale_only_well_after_the_longest_upload_could_run() {
+        assert!(super::super::spool::STALE_AFTER >= 2 * UPLOAD_TOTAL_TIME);
+    }
 }

@@ -1,4 +1,5 @@
-//! What the uploads of one process share: their places (`limits`) and their spool.
+//! What the uploads of one process share: their places (`limits`) and their spool — and
+//! the places of exports, which spool too (`notes::transfer::export`).
 
 use std::sync::Arc;
 
@@ -8,11 +9,21 @@ use super::limits::UploadLimits;
 use super::spool::Spool;
 use crate::config::Config;
 
+/// Exports written or sent at once by one process: each spools the person's whole file
+/// set (up to their quota, a gigabyte) before it answers, so without a cap 60 parallel
+/// exports would need 60 quotas of spool. Like imports (`IMPORTS_AT_ONCE`), two.
+pub const EXPORTS_AT_ONCE: usize = 2;
+/// Exports of one person at once: a second is the same bytes again.
+pub const EXPORTS_PER_PERSON: usize = 1;
+
 /// What uploads share in a process: their places, and their spool.
 #[derive(Debug)]
 pub struct Uploads {
     pub limits: Arc<UploadLimits>,
     pub spool: Spool,
+    /// The places of exports, held from before the spool is written until the answer's
+    /// body is sent (or dropped).
+    pub exports: Arc<UploadLimits>,
 }
 
 impl Uploads {
@@ -21,13 +32,14 @@ impl Uploads {
     pub fn open(config: &Config) -> anyhow::Result<Self> {
         let spool = Spool::open(&config.spool_dir).with_context(|| {
             format!(
-                "could not make the upload folder {} (ONCENOTE_SPOOL_DIR)",
+                "the upload folder {} (ONCENOTE_SPOOL_DIR) cannot be used",
                 config.spool_dir.display()
             )
         })?;
         Ok(Self {
             limits: UploadLimits::new(config.uploads_per_person, config.uploads_max),
             spool,
+            exports: UploadLimits::for_exports(EXPORTS_PER_PERSON, EXPORTS_AT_ONCE),
         })
     }
 }

@@ -69,27 +69,51 @@ pub fn chunk_count(size: u64) -> u32 {
 
 /// Reads a spool file a chunk at a time, for an insert: the next chunk, or `None` at its
 /// end. A spool file shorter or longer than the size the upload counted is an error (the
-/// file was changed under the server), so a wrong file is never stored under a name.
+/// file was changed under the server), and so is one whose bytes, hashed again as they are
+/// read back, are not the SHA-256 the upload counted: the upload hashed the bytes as they
+/// arrived, but the insert reads the file again by its path, and whatever can write the
+/// spool folder could change them in between. The insert runs `next` until `None`, so the
+/// last check comes before its commit: a wrong file is never stored under a name.
 pub(crate) struct SpoolChunks {
     file: tokio::fs::File,
     left: u64,
+    sha256: String,
+    hasher: sha2::Sha256,
 }
 
 impl SpoolChunks {
-    pub(crate) async fn open(path: &std::path::Path, size: u64) -> std::io::Result<Self> {
+    /// The spool file at `path`, which the upload counted as `size` bytes hashing to
+    /// `sha256` (lower-case hex).
+    pub(crate) async fn open(
+        path: &std::path::Path,
+        size: u64,
+        sha256: &str,
+    ) -> std::io::Result<Self> {
+        use sha2::Digest;
         Ok(Self {
             file: tokio::fs::File::open(path).await?,
             left: size,
+            sha256: sha256.to_owned(),
+            hasher: sha2::Sha256::new(),
         })
     }
 
     pub(crate) async fn next(&mut self) -> std::io::Result<Option<Vec<u8>>> {
+        use sha2::Digest;
         use tokio::io::AsyncReadExt;
         if self.left == 0 {
             let mut probe = [0u8; 1];
-            return match self.file.read(&mut probe).await? {
-                0 => Ok(None),
-                _ => Err(changed()),
+            if self.file.read(&mut probe).await? != 0 {
+                return Err(changed());
+            }
+            let read_back = hex::encode(std::mem::take(&mut self.hasher).finalize());
+            return if read_back == self.sha256 {
+                Ok(None)
+            } else {
+                Err(std::io::Error::other(format!(
+                    "the spool file hashes to {read_back} now, not to the {} the upload counted",
+                    self.sha256
+                )))
             };
         }
         let want = self.left.min(FILE_CHUNK_BYTES as u64) as usize;
@@ -102,6 +126,7 @@ impl SpoolChunks {
             }
         })?;
         self.left -= want as u64;
+        self.hasher.update(&chunk);
         Ok(Some(chunk))
     }
 }
@@ -151,20 +176,42 @@ mod tests {
         let path = dir.path().join("upload");
         let bytes: Vec<u8> = (0..FILE_CHUNK_BYTES + 10).map(|i| i as u8).collect();
         std::fs::write(&path, &bytes).unwrap();
-        let mut chunks = SpoolChunks::open(&path, bytes.len() as u64).await.unwrap();
+        let name = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(&bytes));
+        let mut chunks = SpoolChunks::open(&path, bytes.len() as u64, &name)
+            .await
+            .unwrap();
         let first = chunks.next().await.unwrap().unwrap();
         let second = chunks.next().await.unwrap().unwrap();
         assert_eq!(first.len(), FILE_CHUNK_BYTES);
         assert_eq!([first, second].concat(), bytes);
         assert!(chunks.next().await.unwrap().is_none());
 
-        let mut short = SpoolChunks::open(&path, bytes.len() as u64 + 1)
+        let mut short = SpoolChunks::open(&path, bytes.len() as u64 + 1, &name)
             .await
             .unwrap();
         short.next().await.unwrap();
         assert!(short.next().await.is_err());
-        let mut long = SpoolChunks::open(&path, 10).await.unwrap();
+        let mut long = SpoolChunks::open(&path, 10, &name).await.unwrap();
         long.next().await.unwrap();
         assert!(long.next().await.is_err());
+    }
+
+    #[tokio::test]
+    async fn a_spool_file_whose_bytes_changed_since_they_were_hashed_is_refused_at_its_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("upload");
+        let bytes: Vec<u8> = (0..FILE_CHUNK_BYTES + 10).map(|i| i as u8).collect();
+        let name = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(&bytes));
+        // The same size, one byte swapped after the upload hashed it.
+        let mut swapped = bytes.clone();
+        swapped[7] ^= 0xff;
+        std::fs::write(&path, &swapped).unwrap();
+        let mut chunks = SpoolChunks::open(&path, bytes.len() as u64, &name)
+            .await
+            .unwrap();
+        chunks.next().await.unwrap();
+        chunks.next().await.unwrap();
+        let refused = chunks.next().await.unwrap_err();
+        assert!(refused.to_string().contains("hashes to"), "{refused}");
     }
 }

@@ -252,3 +252,81 @@ async fn an_export_whose_files_pass_the_quota_is_413_and_imports_nothing() {
     assert_eq!(problem_of(refused).await.slug(), "quota-exceeded");
     nothing_imported(&app).await;
 }
+
+#[tokio::test]
+async fn an_export_declaring_files_past_the_room_left_is_413_before_they_are_unpacked() {
+    let app = spawn_app_with(|c| c.file_quota_bytes = 5_000).await;
+    // Declared as 6,000 bytes, and damaged besides: had its files been unpacked and
+    // hashed first, the answer would be a 422 for the damage.
+    let named = sha256_of(&[3u8; 6_000]);
+    let damaged = vec![4u8; 6_000];
+    let refused = import(
+        &app.client,
+        &app,
+        export_with(&[(&named, damaged.as_slice())]),
+    )
+    .await;
+    assert_eq!(refused.status(), 413);
+    assert_eq!(problem_of(refused).await.slug(), "quota-exceeded");
+    nothing_imported(&app).await;
+}
+
+/// Sends `GET /api/export` as the admin and reads no more than the answer's head: the
+/// rest of the body waits in the server, which holds the export's place meanwhile.
+async fn export_held(app: &TestApp) -> tokio::net::TcpStream {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let address = app.address.trim_start_matches("http://");
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    let token = app.session.clone().expect("the admin's session");
+    stream
+        .write_all(
+            format!(
+                "GET /api/export HTTP/1.1\r\nHost: localhost\r\nCookie: oncenote_session={token}\r\n\r\n"
+            )
+            .as_bytes(),
+        )
+        .await
+        .unwrap();
+    let mut head = [0u8; 12];
+    stream.read_exact(&mut head).await.unwrap();
+    assert_eq!(&head, b"HTTP/1.1 200", "the held export is answered");
+    stream
+}
+
+#[tokio::test]
+async fn a_second_export_of_the_same_person_while_one_is_being_sent_is_429_until_it_ends() {
+    let app = spawn_app().await;
+    // 20 MiB of file: far more than the sockets between client and server buffer, so an
+    // export whose client reads nothing stays being sent.
+    let mut big = b"%PDF-1.4\n".to_vec();
+    big.extend((0..20 * 1024 * 1024u32).map(|n| (n.wrapping_mul(2_654_435_761) >> 24) as u8));
+    upload(&app.client, &app, &big, "application/pdf").await;
+
+    let held = export_held(&app).await;
+    let second = app.get("/api/export").await;
+    assert_eq!(second.status(), 429);
+    assert!(second.headers().contains_key("retry-after"));
+    assert_eq!(problem_of(second).await.slug(), "too-many-exports");
+    // Another person is not held up by this one.
+    let other = app.new_user("other").await;
+    let theirs = other.get(app.url("/api/export")).send().await.unwrap();
+    assert_eq!(theirs.status(), 200);
+    theirs.bytes().await.unwrap();
+
+    // The client goes away: its place comes back.
+    drop(held);
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let again = app.get("/api/export").await;
+        if again.status() == 200 {
+            assert!(again.bytes().await.unwrap().len() > big.len());
+            break;
+        }
+        assert_eq!(again.status(), 429);
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the place came back"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}

@@ -951,3 +951,62 @@ async fn a_file_uploaded_through_one_replica_is_served_whole_and_in_ranges_by_th
     assert_eq!(through_other.headers()["idempotent-replayed"], "true");
     assert_eq!(file_rows(&app).await, 1);
 }
+
+#[tokio::test]
+async fn an_upload_after_the_spool_folder_was_removed_is_stored_all_the_same() {
+    let spool = tempfile::tempdir().unwrap();
+    let folder = spool.path().join("spool");
+    let dir = folder.clone();
+    let app = spawn_app_with(move |config| config.spool_dir = dir).await;
+    // A tmp cleaner removes the folder while the server runs.
+    std::fs::remove_dir_all(&folder).unwrap();
+    let image = png();
+    assert_eq!(upload(&app, &image, "image/png").await.status(), 201);
+    assert_eq!(file_rows(&app).await, 1);
+    assert!(folder.is_dir(), "the folder is made again");
+}
+
+#[tokio::test]
+async fn an_upload_declaring_more_than_the_room_left_is_413_before_its_body_is_read() {
+    let spool = tempfile::tempdir().unwrap();
+    let app = app_with(&spool, |config| config.file_quota_bytes = 1000).await;
+    let first = bytes_of(600, 1);
+    assert_eq!(upload(&app, &first, "image/png").await.status(), 201);
+
+    // 600 more declared, 400 left: refused on the head alone, no byte of the body sent.
+    let second = bytes_of(600, 2);
+    let token = app.session.clone().unwrap();
+    let mut raw = RawUpload::start(&app, &token, &sha(&second), Some(second.len())).await;
+    let head = raw
+        .answer_head(Duration::from_secs(5))
+        .await
+        .expect("an answer without the body");
+    assert_eq!(status_of(&head), 413, "{head}");
+    assert!(head.contains("application/problem+json"), "{head}");
+    assert!(spool_files(spool.path()).is_empty());
+    assert_eq!(list(&app.client, &app).await.used_bytes, 600);
+}
+
+#[tokio::test]
+async fn an_upload_slower_than_the_minimum_rate_after_its_start_is_408_and_leaves_nothing() {
+    let spool = tempfile::tempdir().unwrap();
+    let app = app_with(&spool, |config| {
+        config.upload_min_rate = 1_000;
+        config.upload_rate_after = Duration::from_secs(1);
+    })
+    .await;
+    let bytes = bytes_of(10_000, 9);
+    let token = app.session.clone().unwrap();
+    let mut raw = RawUpload::start(&app, &token, &sha(&bytes), Some(bytes.len())).await;
+    // A trickle, each piece well inside the body's idle timeout.
+    raw.send(&bytes[..10]).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    raw.send(&bytes[10..20]).await.unwrap();
+    let head = raw
+        .answer_head(Duration::from_secs(5))
+        .await
+        .expect("an answer before the idle timeout");
+    assert_eq!(status_of(&head), 408, "{head}");
+    assert_eq!(spool_empties(spool.path()).await, Vec::<String>::new());
+    assert_eq!(file_rows(&app).await, 0);
+}

@@ -348,6 +348,30 @@ async fn static_files_are_served_from_their_precompressed_copies() {
     assert_eq!(gz.bytes().await.unwrap().as_ref(), b"gzip bytes");
 }
 
+#[tokio::test]
+async fn static_files_without_precompressed_copies_are_compressed_on_the_fly() {
+    let site = tempfile::tempdir().unwrap();
+    let pkg = site.path().join("pkg");
+    std::fs::create_dir_all(&pkg).unwrap();
+    let css = "body { margin: 0; padding: 0; }\n".repeat(200);
+    std::fs::write(pkg.join("oncenote.abc.css"), &css).unwrap();
+    let root = site.path().display().to_string();
+    let app = spawn_app_with(move |c| c.site_root = root).await;
+
+    let gz = app
+        .client
+        .get(app.url("/pkg/oncenote.abc.css"))
+        .header("accept-encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(gz.status(), 200);
+    // ServeDir offers ranges on it (`Accept-Ranges`, dropped once compressed); that does
+    // not keep it from being compressed.
+    assert_eq!(gz.headers()["content-encoding"], "gzip");
+    assert!(gz.bytes().await.unwrap().len() < css.len());
+}
+
 // leptos_server stops every resource from loading, process-wide, while any app generates
 // its route list; a page whose resource was first polled in that moment waited forever.
 // Several apps in one process (these tests, a replica started beside another) must not

@@ -23,7 +23,10 @@ async fn the_service_worker_names_its_cache_after_the_build_and_is_never_http_ca
 async fn the_offline_shell_the_worker_writes_carries_the_servers_page_policy() {
     let app = spawn_app_with(|_| {}).await;
     let script = app.get("/sw.js").await.text().await.unwrap();
-    assert!(!script.contains("__PAGE_POLICY__"), "the policy was not filled in");
+    assert!(
+        !script.contains("__PAGE_POLICY__"),
+        "the policy was not filled in"
+    );
     let line = script
         .lines()
         .find(|line| line.starts_with("const PAGE_POLICY = "))

@@ -6,6 +6,11 @@
 //! The zip is written to a spool file, the files' bytes read from the database a few
 //! chunks at a time, and the spool file is streamed back: memory holds the notes and a
 //! few chunks, never the files (a person may hold a gigabyte of them).
+//!
+//! Because each export holds up to a quota of spool, exports take a place first
+//! (`Uploads::exports`: one per person, 429 `too-many-exports`; two per process, 503
+//! `exports-full`), held until the answer's body is sent or dropped — the spool file
+//! lives that long.
 
 use std::io::{Seek, Write};
 
@@ -22,6 +27,7 @@ use app::api::{FileInfo, Note};
 use super::export_reader::{FILES_DIR, FILES_JSON, FORMAT};
 use crate::accounts::session::SignedIn;
 use crate::error::ApiError;
+use crate::files::limits::UploadSlot;
 use crate::files::spool::SpoolFile;
 use crate::state::AppState;
 use crate::storage::Store;
@@ -51,6 +57,7 @@ pub async fn download(
     State(state): State<AppState>,
     SignedIn(viewer): SignedIn,
 ) -> Result<Response, ApiError> {
+    let place = state.uploads.exports.begin(&viewer.user_id)?;
     let notes = state.store.notes().all_notes(&viewer.user_id).await?;
     let (files, _) = state.store.files().files_of(&viewer.user_id).await?;
     let files: Vec<FileInfo> = files.into_iter().map(FileInfo::from).collect();
@@ -82,7 +89,7 @@ pub async fn download(
     let name = format!("oncenote-{}-{}.zip", viewer.username, &exported_at[..10]);
     let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{name}\""))
         .unwrap_or(HeaderValue::from_static("attachment"));
-    let (length, body) = stream_spool(spool).await.map_err(export_failure)?;
+    let (length, body) = stream_spool(spool, place).await.map_err(export_failure)?;
     Ok((
         [
             (
@@ -98,13 +105,14 @@ pub async fn download(
 }
 
 /// Writes the file's bytes into the zip entry, a few chunks at a time, and checks they are
-/// as many as the file's size.
+/// as many as the file's size. A file swept while the export was written (no note showed
+/// it for the grace period) is left out, not a failure of the whole export: false.
 async fn copy_file(
     store: &Store,
     scope: &str,
     file: &FileInfo,
     into: &mut dyn Write,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<bool> {
     let mut written: u64 = 0;
     let mut first: u32 = 0;
     loop {
@@ -121,30 +129,37 @@ async fn copy_file(
         }
         first += CHUNKS_AT_ONCE;
     }
+    if written != file.size && store.files().file(scope, &file.sha256).await?.is_none() {
+        tracing::info!(
+            sha256 = %file.sha256,
+            "a file was swept while an export was written; the export leaves it out"
+        );
+        return Ok(false);
+    }
     anyhow::ensure!(
         written == file.size,
         "file {} has {written} bytes stored, not its {}",
         file.sha256,
         file.size
     );
-    Ok(())
+    Ok(true)
 }
 
-/// The spool file as the answer's body, read a piece at a time; the file is removed once
-/// the body is sent (or dropped).
-async fn stream_spool(spool: SpoolFile) -> std::io::Result<(u64, Body)> {
+/// The spool file as the answer's body, read a piece at a time; the file is removed, and
+/// the export's place given back, once the body is sent (or dropped).
+async fn stream_spool(spool: SpoolFile, place: UploadSlot) -> std::io::Result<(u64, Body)> {
     let file = tokio::fs::File::open(spool.path()).await?;
     let length = file.metadata().await?.len();
     let pieces = futures::stream::unfold(
-        (file, spool, vec![0u8; STREAM_PIECE]),
-        |(mut file, spool, mut buffer)| async move {
+        (file, (spool, place), vec![0u8; STREAM_PIECE]),
+        |(mut file, held, mut buffer)| async move {
             match file.read(&mut buffer).await {
                 Ok(0) => None,
                 Ok(n) => {
                     let piece = axum::body::Bytes::copy_from_slice(&buffer[..n]);
-                    Some((Ok(piece), (file, spool, buffer)))
+                    Some((Ok(piece), (file, held, buffer)))
                 }
-                Err(error) => Some((Err(error), (file, spool, buffer))),
+                Err(error) => Some((Err(error), (file, held, buffer))),
             }
         },
     );
@@ -168,24 +183,22 @@ pub(super) fn zip_of(notes: Vec<Note>) -> Vec<u8> {
         exported_at: timestamp::format(timestamp::now()),
         notes,
     };
-    write_zip(
-        std::io::Cursor::new(Vec::new()),
-        &export,
-        &[],
-        |_, _| Ok(()),
-    )
+    write_zip(std::io::Cursor::new(Vec::new()), &export, &[], |_, _| {
+        Ok(true)
+    })
     .expect("an export")
     .into_inner()
 }
 
 /// Writes the export into `out`: the notes, then the files, each file's bytes written
-/// into its entry by `bytes_of`. Files are stored as they are (no compression: images and
-/// PDFs are compressed already).
+/// into its entry by `bytes_of` — which answers false for a file gone meanwhile, whose
+/// entry is then taken out again — and last `files.json`, listing the files written.
+/// Files are stored as they are (no compression: images and PDFs are compressed already).
 fn write_zip<W: Write + Seek>(
     out: W,
     export: &Export,
     files: &[FileInfo],
-    mut bytes_of: impl FnMut(&FileInfo, &mut dyn Write) -> anyhow::Result<()>,
+    mut bytes_of: impl FnMut(&FileInfo, &mut dyn Write) -> anyhow::Result<bool>,
 ) -> anyhow::Result<W> {
     let mut zip = zip::ZipWriter::new(out);
     let options = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
@@ -203,13 +216,20 @@ fn write_zip<W: Write + Seek>(
         )?;
         zip.write_all(markdown(note).as_bytes())?;
     }
-    zip.start_file(FILES_JSON, options)?;
-    zip.write_all(&serde_json::to_vec_pretty(&ExportedFiles { files })?)?;
     let stored = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    let mut written = Vec::with_capacity(files.len());
     for file in files {
         zip.start_file(format!("{FILES_DIR}/{}", file.sha256), stored)?;
-        bytes_of(file, &mut zip)?;
+        if bytes_of(file, &mut zip)? {
+            written.push(file.clone());
+        } else {
+            zip.abort_file()?;
+        }
     }
+    zip.start_file(FILES_JSON, options)?;
+    zip.write_all(&serde_json::to_vec_pretty(&ExportedFiles {
+        files: &written,
+    })?)?;
     Ok(zip.finish()?)
 }
 
@@ -244,6 +264,57 @@ fn slug(title: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn file(sha256: &str, size: u64) -> FileInfo {
+        FileInfo {
+            sha256: sha256.into(),
+            size,
+            content_type: "application/pdf".into(),
+            created_at: "2026-11-30T05:00:00.000Z".into(),
+        }
+    }
+
+    #[test]
+    fn a_file_gone_while_the_export_is_written_is_left_out_of_it_and_of_its_list() {
+        let export = Export {
+            format: FORMAT.into(),
+            version: 2,
+            exported_at: timestamp::format(timestamp::now()),
+            notes: Vec::new(),
+        };
+        let (kept, gone) = ("a".repeat(64), "b".repeat(64));
+        let files = [file(&gone, 3), file(&kept, 4)];
+        let zip = write_zip(
+            std::io::Cursor::new(Vec::new()),
+            &export,
+            &files,
+            |file, into| {
+                if file.sha256 == gone {
+                    // Part of it written before the rest was found swept.
+                    into.write_all(b"go")?;
+                    return Ok(false);
+                }
+                into.write_all(b"kept")?;
+                Ok(true)
+            },
+        )
+        .unwrap()
+        .into_inner();
+        let mut archive = zip::ZipArchive::new(std::io::Cursor::new(zip)).unwrap();
+        assert!(archive.by_name(&format!("{FILES_DIR}/{gone}")).is_err());
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(
+            &mut archive.by_name(&format!("{FILES_DIR}/{kept}")).unwrap(),
+            &mut bytes,
+        )
+        .unwrap();
+        assert_eq!(bytes, b"kept");
+        let listed: serde_json::Value =
+            serde_json::from_reader(archive.by_name(FILES_JSON).unwrap()).unwrap();
+        let listed = listed["files"].as_array().unwrap();
+        assert_eq!(listed.len(), 1);
+        assert_eq!(listed[0]["sha256"], kept.as_str());
+    }
 
     #[test]
     fn titles_become_plain_file_names() {

@@ -111,12 +111,29 @@ pub fn exported_files(
     zip: impl Read + Seek,
     max_file_bytes: u64,
 ) -> Result<Vec<FileInfo>, ApiError> {
+    let mut archive = open(zip)?;
+    let mut listed = listed_in(&mut archive)?;
+    for file in &mut listed {
+        file.size = unpack_file(&mut archive, &file.sha256, max_file_bytes, &mut io::sink())?;
+    }
+    Ok(listed)
+}
+
+/// The files `files.json` lists, their names checked but nothing unpacked: the sizes are
+/// the ones the export declares, for a cheap check against the quota before the work of
+/// unpacking and hashing every file ([`exported_files`] counts them).
+pub fn declared_files(zip: impl Read + Seek) -> Result<Vec<FileInfo>, ApiError> {
+    listed_in(&mut open(zip)?)
+}
+
+fn listed_in<R: Read + Seek>(
+    archive: &mut zip::ZipArchive<Budgeted<R>>,
+) -> Result<Vec<FileInfo>, ApiError> {
     #[derive(serde::Deserialize)]
     struct Listed {
         files: Vec<FileInfo>,
     }
-    let mut archive = open(zip)?;
-    let mut listed = match archive.by_name(FILES_JSON) {
+    let listed = match archive.by_name(FILES_JSON) {
         Err(zip::result::ZipError::FileNotFound) => return Ok(Vec::new()),
         Err(e) => return Err(not_an_export(&format!("files.json cannot be read: {e}"))),
         Ok(entry) => {
@@ -143,14 +160,13 @@ pub fn exported_files(
         )));
     }
     let mut seen = std::collections::HashSet::new();
-    for file in &mut listed {
+    for file in &listed {
         if !is_file_name(&file.sha256) || !seen.insert(file.sha256.clone()) {
             return Err(not_an_export(&format!(
                 "files.json names {:?}, which is not the name of a file or is there twice",
                 cut(&file.sha256, 80)
             )));
         }
-        file.size = unpack_file(&mut archive, &file.sha256, max_file_bytes, &mut io::sink())?;
     }
     Ok(listed)
 }

@@ -3,7 +3,8 @@
 //! same export twice adds nothing (the second time every create is a replay).
 //!
 //! The upload is spooled to local disk (with its files an export may hold a gigabyte),
-//! then read and checked whole first (`export_reader::count_notes`, `exported_files`),
+//! then read and checked whole first (`export_reader::count_notes`; the files' declared
+//! sizes against the room left, `declared_files`, before `exported_files` unpacks them),
 //! keeping nothing: an export refused for its size, its entries, its shape, its number of
 //! notes, a file that does not hash to its name or files past the person's quota imports
 //! nothing. Its files are then stored (each unpacked to a spool file of its own and
@@ -28,7 +29,7 @@ use crate::accounts::session::SignedIn;
 use crate::error::ApiError;
 use crate::files::sniff::declared_type;
 use crate::files::spool::SpoolFile;
-use crate::files::upload::{receive, spool_failure};
+use crate::files::upload::{Pace, receive, spool_failure};
 use crate::http::body::require_zip;
 use crate::idempotency::{self, IdempotencyKey};
 use crate::notes::answers;
@@ -77,13 +78,29 @@ pub async fn upload(
         });
     }
     let mut zip = state.uploads.spool.create().await.map_err(spool_failure)?;
-    receive(body, &mut zip, max, state.config.body_timeout).await?;
+    receive(
+        body,
+        &mut zip,
+        max,
+        state.config.body_timeout,
+        Pace::of(&state.config),
+    )
+    .await?;
+    let path = zip.path().to_owned();
+    let (count, declared) = tokio::task::spawn_blocking(move || {
+        let count = export_reader::count_notes(spooled(&path)?)?;
+        let declared = export_reader::declared_files(spooled(&path)?)?;
+        Ok::<_, ApiError>((count, declared))
+    })
+    .await
+    .map_err(|e| ApiError::Internal(e.into()))??;
+    // Files declared past the room left are refused before each is unpacked and hashed;
+    // `import_files` checks again with the sizes counted.
+    fits_in_quota(&state, &viewer.user_id, &declared).await?;
     let path = zip.path().to_owned();
     let max_file = state.config.file_max_bytes;
-    let (count, files) = tokio::task::spawn_blocking(move || {
-        let count = export_reader::count_notes(spooled(&path)?)?;
-        let files = export_reader::exported_files(spooled(&path)?, max_file)?;
-        Ok::<_, ApiError>((count, files))
+    let files = tokio::task::spawn_blocking(move || {
+        export_reader::exported_files(spooled(&path)?, max_file)
     })
     .await
     .map_err(|e| ApiError::Internal(e.into()))??;
@@ -133,6 +150,35 @@ fn spooled(path: &Path) -> Result<BufReader<std::fs::File>, ApiError> {
         .map_err(|e| ApiError::Internal(anyhow::Error::new(e).context("reading a spooled import")))
 }
 
+/// 413 `quota-exceeded` if the files the person does not have yet would not fit in the
+/// room they have left; returns those files.
+async fn fits_in_quota(
+    state: &AppState,
+    scope: &str,
+    files: &[FileInfo],
+) -> Result<Vec<FileInfo>, ApiError> {
+    if files.is_empty() {
+        return Ok(Vec::new());
+    }
+    let quota = state.config.file_quota_bytes;
+    let (stored, used) = state.store.files().files_of(scope).await?;
+    let had: HashSet<String> = stored.into_iter().map(|f| f.sha256).collect();
+    let new: Vec<FileInfo> = files
+        .iter()
+        .filter(|f| !had.contains(&f.sha256))
+        .cloned()
+        .collect();
+    let new_bytes = new.iter().fold(0u64, |sum, f| sum.saturating_add(f.size));
+    if used.saturating_add(new_bytes) > quota {
+        return Err(ApiError::QuotaExceeded {
+            size: new_bytes,
+            used,
+            quota,
+        });
+    }
+    Ok(new)
+}
+
 /// Stores the export's files the person does not have yet, after checking that they fit
 /// in the quota (413 `quota-exceeded`, nothing stored, if not). Each is unpacked on a
 /// blocking thread into a spool file of its own and inserted as an upload is; a file the
@@ -148,19 +194,9 @@ async fn import_files(
     if files.is_empty() {
         return Ok((0, 0));
     }
+    let new = fits_in_quota(state, scope, &files).await?;
+    let there = files.len() - new.len();
     let quota = state.config.file_quota_bytes;
-    let (stored, used) = state.store.files().files_of(scope).await?;
-    let had: HashSet<String> = stored.into_iter().map(|f| f.sha256).collect();
-    let (there, new): (Vec<FileInfo>, Vec<FileInfo>) =
-        files.into_iter().partition(|f| had.contains(&f.sha256));
-    let new_bytes: u64 = new.iter().map(|f| f.size).sum();
-    if used.saturating_add(new_bytes) > quota {
-        return Err(ApiError::QuotaExceeded {
-            size: new_bytes,
-            used,
-            quota,
-        });
-    }
     let (unpacked, mut next) = tokio::sync::mpsc::channel::<(FileInfo, SpoolFile, u64)>(1);
     let (zip, max_file) = (zip.to_owned(), state.config.file_max_bytes);
     let spool = state.uploads.spool.clone();
@@ -213,7 +249,7 @@ async fn import_files(
     unpacking
         .await
         .map_err(|e| ApiError::Internal(e.into()))??;
-    Ok((imported, there.len()))
+    Ok((imported, there))
 }
 
 /// A note that could not be made, as the client is told: the start of its title and why.

@@ -80,7 +80,9 @@ impl PgStore {
                 .map(|row| FileInsert::AlreadyThere(stored(row)))
                 .ok_or(StorageError::Conflict);
         }
-        let mut chunks = SpoolChunks::open(spool, size).await.map_err(spool_error)?;
+        let mut chunks = SpoolChunks::open(spool, size, sha256)
+            .await
+            .map_err(spool_error)?;
         let mut idx: i32 = 0;
         while let Some(chunk) = chunks.next().await.map_err(spool_error)? {
             sqlx::query(
@@ -166,6 +168,15 @@ impl PgStore {
         .bind(i64::from(last))
         .fetch_all(&self.reader)
         .await?)
+    }
+
+    pub async fn used_bytes(&self, scope: &str) -> Result<u64, StorageError> {
+        let used: Option<i64> =
+            sqlx::query_scalar("SELECT used_bytes FROM file_usage WHERE scope = $1")
+                .bind(scope)
+                .fetch_optional(&self.reader)
+                .await?;
+        Ok(used.unwrap_or(0).max(0) as u64)
     }
 
     pub async fn files_of(&self, scope: &str) -> Result<(Vec<StoredFile>, u64), StorageError> {

@@ -129,6 +129,15 @@ impl SqliteStore {
         .await?)
     }
 
+    pub async fn used_bytes(&self, scope: &str) -> Result<u64, StorageError> {
+        let used: Option<i64> =
+            sqlx::query_scalar("SELECT used_bytes FROM file_usage WHERE scope = ?")
+                .bind(scope)
+                .fetch_optional(&self.reader)
+                .await?;
+        Ok(used.unwrap_or(0).max(0) as u64)
+    }
+
     pub async fn files_of(&self, scope: &str) -> Result<(Vec<StoredFile>, u64), StorageError> {
         // One read transaction, so the list and the usage agree.
         let mut tx = self.reader.begin().await?;
@@ -186,7 +195,9 @@ async fn write_file(
     .bind(now)
     .execute(&mut *tx)
     .await?;
-    let mut chunks = SpoolChunks::open(spool, size).await.map_err(spool_error)?;
+    let mut chunks = SpoolChunks::open(spool, size, sha256)
+        .await
+        .map_err(spool_error)?;
     let mut idx: i64 = 0;
     while let Some(chunk) = chunks.next().await.map_err(spool_error)? {
         sqlx::query("INSERT INTO file_chunks (scope, sha256, idx, bytes) VALUES (?, ?, ?, ?)")

@@ -34,6 +34,9 @@ delegate! {
         fn file(&self, scope: &str, sha256: &str) -> Result<Option<StoredFile>, StorageError>;
         /// The file's chunks `first..=last`, in order (fewer if the file has fewer).
         fn file_chunks(&self, scope: &str, sha256: &str, first: u32, last: u32) -> Result<Vec<Vec<u8>>, StorageError>;
+        /// The bytes the person's files take, read without a lock: for a cheap refusal
+        /// before an upload or an import does its work (the insert checks again).
+        fn used_bytes(&self, scope: &str) -> Result<u64, StorageError>;
         /// The person's files, newest first, and the bytes they take.
         fn files_of(&self, scope: &str) -> Result<(Vec<StoredFile>, u64), StorageError>;
     }
