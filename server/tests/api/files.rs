@@ -918,7 +918,9 @@ async fn a_file_uploaded_through_one_replica_is_served_whole_and_in_ranges_by_th
     let app = app_with(&spool, |_| {}).await;
     let other_spool = tempfile::tempdir().unwrap();
     let other_dir = other_spool.path().to_owned();
-    let other = app.replica_with(move |config| config.spool_dir = other_dir).await;
+    let other = app
+        .replica_with(move |config| config.spool_dir = other_dir)
+        .await;
     let bytes = bytes_of(700_000, 7); // three chunks
     let name = sha(&bytes);
     assert_eq!(upload(&app, &bytes, "application/pdf").await.status(), 201);
@@ -935,7 +937,10 @@ async fn a_file_uploaded_through_one_replica_is_served_whole_and_in_ranges_by_th
         .await
         .unwrap();
     assert_eq!(part.status(), 206);
-    assert_eq!(part.bytes().await.unwrap().as_ref(), &bytes[262_000..263_000]);
+    assert_eq!(
+        part.bytes().await.unwrap().as_ref(),
+        &bytes[262_000..263_000]
+    );
     // And an upload of the same bytes through the other replica is the same file, replayed.
     let again = put(&app.client, &app, &name, bytes.clone(), "application/pdf").await;
     assert_eq!(again.status(), 200);
