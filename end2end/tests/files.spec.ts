@@ -282,3 +282,33 @@ test("the same file dropped twice is one reference each time but one upload and 
   expect(puts.length).toBe(1);
   expect(await storedFiles(request, sha)).toBe(1);
 });
+
+test("a file the server swept while its note was still a draft is uploaded again before the note", async ({ page, notes, request, unique }) => {
+  const puts = filePuts(page);
+  await notes.goto();
+  const png = uniquePng();
+  const sha = sha256(png);
+  const title = unique("Saved a week later");
+  await notes.title.fill(title);
+  await give(page, "#note-body", "paste", png, "late.png", "image/png");
+  await expect(page.getByTestId("uploads")).toContainText("late.png — uploaded");
+  expect(puts).toEqual([201]);
+
+  // The draft sits for longer than the grace period: no note refers to the file, so the
+  // server sweeps it. Its check of the file answers as the sweep leaves it (not found).
+  const order: string[] = [];
+  page.on("request", (r) => {
+    const path = new URL(r.url()).pathname;
+    if (path.startsWith("/files/") || path.startsWith("/api/files/") || path === "/api/notes") order.push(`${r.method()} ${path.split("/")[1] === "api" ? path.split("/").slice(0, 3).join("/") : "/files"}`);
+  });
+  await page.route(`**/files/${sha}`, async (route) => {
+    if (route.request().method() === "HEAD") await route.fulfill({ status: 404 });
+    else await route.continue();
+  });
+  await notes.saveButton.click();
+  await expect(notes.savedTitled(title)).toBeVisible();
+  // Checked, found gone, uploaded again from the bytes kept in the browser, then the note.
+  expect(order).toEqual(["HEAD /files", "PUT /api/files", "POST /api/notes"]);
+  expect(puts).toEqual([201, 200]);
+  expect(await storedFiles(request, sha)).toBe(1);
+});

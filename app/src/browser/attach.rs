@@ -21,8 +21,18 @@ pub fn attach_pasted(
     textarea: &'static str,
     event: leptos::ev::ClipboardEvent,
 ) {
-    let files = event.clipboard_data().and_then(|data| data.files());
-    if let Some(files) = files.filter(|f| f.length() > 0) {
+    let Some(data) = event.clipboard_data() else {
+        return;
+    };
+    // Text copied from a word processor or a spreadsheet comes with a picture of itself:
+    // the text is what was meant, so it pastes as ever.
+    if data
+        .get_data("text/plain")
+        .is_ok_and(|text| !text.trim().is_empty())
+    {
+        return;
+    }
+    if let Some(files) = data.files().filter(|f| f.length() > 0) {
         event.prevent_default();
         attach(page, editor, textarea, files);
     }

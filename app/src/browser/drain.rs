@@ -75,8 +75,9 @@ async fn run(page: PageState) {
                 }
                 // The files it refers to go first: a note is never stored pointing at a
                 // file the server does not hold yet.
-                let (_, body) = intent.text();
-                match file_upload::upload_files_of(page, body).await {
+                let (title, body) = intent.text();
+                let text = format!("{title}\n{body}");
+                match file_upload::upload_files_of(page, &text).await {
                     UploadEnd::Uploaded => {}
                     UploadEnd::Refused { problem } => {
                         return apply(page, intent, BurstEnd::Failed { problem });
@@ -116,6 +117,8 @@ fn apply(page: PageState, mut intent: SaveIntent, end: BurstEnd) -> Continue {
             // Accepted as this page's person's: they are the one signed in (again).
             page.connection.someone_else_signed_in.set(false);
             page.connection.session_ended.set(false);
+            let (title, body) = intent.text();
+            file_upload::release_files_of(&format!("{title}\n{body}"));
             finish(page, &intent, &answer);
             Continue::NextIntent
         }

@@ -43,7 +43,9 @@ pub struct KeptFile {
     pub uploaded: bool,
     /// Why the server refused it for good (the problem, as JSON), if it did.
     pub refused: Option<String>,
-    /// The bytes, until uploaded.
+    /// The bytes, until a note that refers to the file is saved: an upload alone does not
+    /// let them go, since the server sweeps a file no note refers to after its grace
+    /// period — a note saved later than that uploads them again (`upload_files_of`).
     pub blob: Option<Blob>,
 }
 
@@ -109,10 +111,14 @@ pub async fn keep(
     let (transaction, store) = writing(&db)?;
     let key = JsValue::from_str(sha256);
     let held = idb::settle(&store.get(&key).map_err(js_failed)?).await?;
-    if let Some((file, _)) = KeptFile::from_js(sha256, &held) {
+    if let Some((file, _)) = KeptFile::from_js(sha256, &held)
+        && file.refused.is_none()
+    {
         idb::committed(&transaction).await?;
         return Ok(file);
     }
+    // New, or refused before: added again, it is tried again (the quota may have room
+    // now, or the bytes read right this time).
     let file = KeptFile {
         sha256: sha256.to_owned(),
         name: name.to_owned(),
@@ -144,9 +150,16 @@ pub async fn waiting() -> Result<Vec<KeptFile>, IdbError> {
     kept(KeptFile::is_waiting).await
 }
 
-/// Every file kept that the server does not hold: still to be uploaded, or refused.
-pub async fn not_uploaded() -> Result<Vec<KeptFile>, IdbError> {
-    kept(|file| !file.uploaded).await
+/// Every file whose bytes are still kept here: to be uploaded, or uploaded but not yet
+/// referred to by a saved note.
+pub async fn holding_bytes() -> Result<Vec<KeptFile>, IdbError> {
+    kept(|file| file.blob.is_some()).await
+}
+
+/// Every file kept that a note about to be sent may need: still to be uploaded, refused,
+/// or uploaded with its bytes still here (to check the server still has it).
+pub async fn for_a_note() -> Result<Vec<KeptFile>, IdbError> {
+    kept(|file| !file.uploaded || file.blob.is_some()).await
 }
 
 /// The kept files that pass `keep`, oldest first.
@@ -172,21 +185,43 @@ async fn kept(keep: impl Fn(&KeptFile) -> bool) -> Result<Vec<KeptFile>, IdbErro
     Ok(files.into_iter().map(|(file, _)| file).collect())
 }
 
-/// Records that the server holds `sha256` (its blob goes), or refused it for good
-/// (`refused`, the problem as JSON: the blob stays, for nothing, until sign-out).
+/// Records that the server holds `sha256` (its blob stays until a note referring to it is
+/// saved: [`release`]), or refused it for good (`refused`, the problem as JSON).
 pub async fn settle_file(sha256: &str, refused: Option<String>) -> Result<(), IdbError> {
+    update(sha256, |file| match refused {
+        None => file.uploaded = true,
+        Some(problem) => file.refused = Some(problem),
+    })
+    .await
+}
+
+/// The server no longer holds `sha256` (swept: no note referred to it for the grace
+/// period): it is to be uploaded again from the bytes kept here.
+pub async fn unsettle(sha256: &str) -> Result<(), IdbError> {
+    update(sha256, |file| file.uploaded = false).await
+}
+
+/// A note referring to these files is saved: the server keeps them as long as the note
+/// exists, so their bytes here can go.
+pub async fn release(names: &[String]) -> Result<(), IdbError> {
+    for sha256 in names {
+        update(sha256, |file| {
+            if file.uploaded {
+                file.blob = None;
+            }
+        })
+        .await?;
+    }
+    Ok(())
+}
+
+async fn update(sha256: &str, change: impl FnOnce(&mut KeptFile)) -> Result<(), IdbError> {
     let db = database().await?;
     let (transaction, store) = writing(&db)?;
     let key = JsValue::from_str(sha256);
     let held = idb::settle(&store.get(&key).map_err(js_failed)?).await?;
     if let Some((mut file, added_at)) = KeptFile::from_js(sha256, &held) {
-        match refused {
-            None => {
-                file.uploaded = true;
-                file.blob = None;
-            }
-            Some(problem) => file.refused = Some(problem),
-        }
+        change(&mut file);
         store
             .put_with_key(&file.to_js(added_at), &key)
             .map_err(js_failed)?;

@@ -21,7 +21,7 @@ use web_sys::{Blob, ProgressEvent, XmlHttpRequest};
 
 use super::fetch_transport::{TimerClock, now};
 use super::{file_store, namespace};
-use crate::api::{FILES_API_PATH, OWNER_HEADER, Problem};
+use crate::api::{FILES_API_PATH, OWNER_HEADER, Problem, file_href};
 use crate::save::file_upload::{
     FileTransport, UploadEnd, files_to_upload_first, held_back_by, read_upload_answer,
     refusal_sentence, upload_burst,
@@ -94,15 +94,30 @@ pub fn resume(page: PageState) {
 
 /// Uploads the kept files `text` refers to, in order, before the note is sent: the
 /// first that is not uploaded by the end of its burst holds the note back (a refused
-/// one with a problem naming it, for the note to fail with).
+/// one with a problem naming it, for the note to fail with). A file uploaded before whose
+/// bytes are still here (no saved note refers to it yet) is checked first: if the server
+/// swept it meanwhile (no note referred to it for the grace period), it is uploaded again.
 pub async fn upload_files_of(page: PageState, text: &str) -> UploadEnd {
-    let Ok(kept) = file_store::not_uploaded().await else {
+    let Ok(kept) = file_store::for_a_note().await else {
         // No file store (no IndexedDB here): no file was kept, none holds a note back.
         return UploadEnd::Uploaded;
     };
-    // A refused file holds it back too: the note fails, naming the file.
-    let names: HashMap<String, String> = kept.into_iter().map(|f| (f.sha256, f.name)).collect();
+    let names: HashMap<String, String> = kept
+        .iter()
+        .map(|f| (f.sha256.clone(), f.name.clone()))
+        .collect();
+    let uploaded: Vec<String> = kept
+        .into_iter()
+        .filter(|f| f.uploaded)
+        .map(|f| f.sha256)
+        .collect();
     for sha in files_to_upload_first(text, |sha| names.contains_key(sha)) {
+        if uploaded.contains(&sha)
+            && !still_on_the_server(&sha).await
+            && let Err(error) = file_store::unsettle(&sha).await
+        {
+            leptos::logging::warn!("a swept file could not be marked: {error:?}");
+        }
         match ensure_uploaded(page, &sha).await {
             UploadEnd::Uploaded => {}
             UploadEnd::Refused { problem } => {
@@ -115,6 +130,35 @@ pub async fn upload_files_of(page: PageState, text: &str) -> UploadEnd {
         }
     }
     UploadEnd::Uploaded
+}
+
+/// Whether the server still holds `sha256` for this page's person (`HEAD /files/…`): only
+/// a 404 says it does not; anything else (an error, no network) is taken as yes, so a
+/// check that cannot be made never holds a note back.
+async fn still_on_the_server(sha256: &str) -> bool {
+    let mut request = gloo_net::http::RequestBuilder::new(&file_href(sha256))
+        .method(gloo_net::http::Method::HEAD);
+    if let Some(owner) = namespace::user() {
+        request = request.header(OWNER_HEADER, &owner);
+    }
+    match request.send().await {
+        Ok(response) => response.status() != 404,
+        Err(_) => true,
+    }
+}
+
+/// A note referring to these files was saved: the server keeps them while the note
+/// exists, so the bytes kept here can go.
+pub fn release_files_of(text: &str) {
+    let names = crate::api::referred_files(text);
+    if names.is_empty() {
+        return;
+    }
+    leptos::task::spawn_local(async move {
+        if let Err(error) = file_store::release(&names).await {
+            leptos::logging::warn!("the saved note's files could not be released: {error:?}");
+        }
+    });
 }
 
 /// One burst for one kept file; its outcome is written to the store, then shown.

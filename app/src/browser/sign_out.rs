@@ -52,9 +52,10 @@ fn forget_copy_then_submit(event: leptos::ev::SubmitEvent) {
     event.prevent_default();
     leptos::task::spawn_local(async move {
         let deleted = std::pin::pin!(async {
-            // No note waits for a kept file; one still to upload (added to a draft not
-            // saved yet) keeps the person's files, as the draft is kept for them.
-            let waiting = file_store::waiting().await.map_or(0, |w| w.len());
+            // No note waits for a kept file; one whose bytes are still here (to upload,
+            // or uploaded for a draft not saved yet) keeps the person's files, as the
+            // draft is kept for them. A store that cannot be read is kept too.
+            let waiting = file_store::holding_bytes().await.map_or(1, |w| w.len());
             if waiting == 0
                 && let Err(error) = file_store::forget(&user).await
             {

@@ -53,11 +53,17 @@ pub async fn upload_burst(
         let jitter = hooks.jitter();
         match policy.next_step(n, &outcome, jitter) {
             NextStep::Finish => return UploadEnd::Uploaded,
-            NextStep::GiveUp => {
+            // Refused for good only when the file itself is the reason: too large, over
+            // the quota (413), or bytes that do not hash to their name (422). Anything
+            // else the retry policy gives up on (a 404 or 403 from a proxy or an older
+            // server, a 400 for a body cut on the way) says nothing about the file: the
+            // note waits, and the next burst tries again.
+            NextStep::GiveUp if is_the_files_fault(&outcome) => {
                 return UploadEnd::Refused {
-                    problem: refusal_of(&outcome),
+                    problem: outcome.refusal(),
                 };
             }
+            NextStep::GiveUp => return UploadEnd::Waiting { last: outcome },
             NextStep::EndBurst => return UploadEnd::Waiting { last: outcome },
             NextStep::RetryAfter(delay) => {
                 hooks.on_event(BurstEvent::RetryScheduled {
@@ -69,6 +75,16 @@ pub async fn upload_burst(
             }
         }
     }
+}
+
+fn is_the_files_fault(outcome: &AttemptOutcome) -> bool {
+    matches!(
+        outcome,
+        AttemptOutcome::Answered {
+            status: 413 | 422,
+            ..
+        }
+    )
 }
 
 /// Reads the answer to a `PUT`. Any 2xx means the file is stored (its body, the file's
@@ -87,29 +103,6 @@ pub fn read_upload_answer(
         status,
         retry_after: retry_after.and_then(|value| parse_retry_after(value, now)),
         problem,
-    }
-}
-
-/// The problem a refusal is shown with: the server's own, or one made from the status
-/// when something in between answered without problem+json.
-fn refusal_of(outcome: &AttemptOutcome) -> Problem {
-    match outcome {
-        AttemptOutcome::Answered {
-            problem: Some(problem),
-            ..
-        } => problem.clone(),
-        AttemptOutcome::Answered { status, .. } => Problem {
-            kind: "about:blank".into(),
-            title: "Refused".into(),
-            status: *status,
-            detail: format!("the server answered {status}"),
-        },
-        other => Problem {
-            kind: "about:blank".into(),
-            title: "Refused".into(),
-            status: 0,
-            detail: format!("{other:?}"),
-        },
     }
 }
 
@@ -282,6 +275,24 @@ mod tests {
             assert!(refusal_sentence(&problem).contains(says), "{problem:?}");
             assert_eq!(transport.puts.get(), 1);
             assert!(slept.is_empty());
+        }
+    }
+
+    #[test]
+    fn a_refusal_that_is_not_the_files_fault_waits_for_the_next_burst_instead_of_failing_it() {
+        // A proxy's 404 or 403, a body cut on the way (400): the file may be fine.
+        for (status, body) in [
+            (404, problem_json("not-found", 404)),
+            (403, String::from("<html>forbidden</html>")),
+            (400, problem_json("invalid-body", 400)),
+        ] {
+            let transport = Scripted::new(vec![answer(status, &body)]);
+            let (end, _) = run(&transport, true);
+            assert!(
+                matches!(end, UploadEnd::Waiting { .. }),
+                "{status}: {end:?}"
+            );
+            assert_eq!(transport.puts.get(), 1);
         }
     }
 

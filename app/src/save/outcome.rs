@@ -138,6 +138,31 @@ pub enum AttemptOutcome {
     },
 }
 
+impl AttemptOutcome {
+    /// The problem to show for a permanent refusal: the server's own, or one made from the
+    /// status when the body was not problem+json (something in between answered).
+    pub fn refusal(&self) -> Problem {
+        match self {
+            AttemptOutcome::Answered {
+                problem: Some(problem),
+                ..
+            } => problem.clone(),
+            AttemptOutcome::Answered { status, .. } => Problem {
+                kind: "about:blank".into(),
+                title: "Refused".into(),
+                status: *status,
+                detail: format!("the server answered {status}"),
+            },
+            other => Problem {
+                kind: "about:blank".into(),
+                title: "Refused".into(),
+                status: 0,
+                detail: format!("{other:?}"),
+            },
+        }
+    }
+}
+
 /// Why a write cannot be sent until its person signs in: nothing is wrong with it; it
 /// waits, kept, and is sent with its own key once they have signed in again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -99,7 +99,7 @@ impl<T: Transport, C: Clock> Sender<T, C> {
                 }
                 NextStep::GiveUp => {
                     return BurstEnd::Failed {
-                        problem: problem_of(&outcome),
+                        problem: outcome.refusal(),
                     };
                 }
                 NextStep::EndBurst => return BurstEnd::Waiting { last: outcome },
@@ -113,29 +113,6 @@ impl<T: Transport, C: Clock> Sender<T, C> {
                 }
             }
         }
-    }
-}
-
-/// The problem to show for a permanent refusal: the server's own, or one made from the
-/// status when the body was not problem+json.
-fn problem_of(outcome: &AttemptOutcome) -> Problem {
-    match outcome {
-        AttemptOutcome::Answered {
-            problem: Some(problem),
-            ..
-        } => problem.clone(),
-        AttemptOutcome::Answered { status, .. } => Problem {
-            kind: "about:blank".into(),
-            title: "Refused".into(),
-            status: *status,
-            detail: format!("the server answered {status}"),
-        },
-        other => Problem {
-            kind: "about:blank".into(),
-            title: "Refused".into(),
-            status: 0,
-            detail: format!("{other:?}"),
-        },
     }
 }
 
