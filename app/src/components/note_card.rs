@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use super::local_time::LocalTime;
 use super::pin_button::{PinButton, shows_pinned};
 use super::tag_chips::TagChips;
-use crate::api::Note;
+use crate::api::{Note, referred_files};
 use crate::state::PageState;
 
 /// How much of a body a list shows.
@@ -28,7 +28,7 @@ pub fn NoteCard(note: Note) -> impl IntoView {
                     " " <span class="pin-mark">"Pinned"</span>
                 </Show>
             </h3>
-            <p class="note-excerpt">{excerpt(&note.body)}</p>
+            <p class="note-excerpt">{excerpt(&without_file_addresses(&note.body))}</p>
             <TagChips tags=note.tags.clone() />
             <div class="card-foot">
                 <LocalTime at=note.written_at.clone() />
@@ -49,9 +49,32 @@ pub fn excerpt(body: &str) -> String {
     }
 }
 
+/// A body as a list shows it: a reference to one of the person's files keeps its name
+/// (`![photo]`, `[minutes.pdf]`) without the 64-digit address after it.
+pub fn without_file_addresses(body: &str) -> String {
+    referred_files(body)
+        .iter()
+        .fold(body.to_owned(), |text, sha| {
+            text.replace(&format!("](/files/{sha})"), "]")
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_list_shows_a_files_name_without_its_address() {
+        let sha = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+        let body = format!(
+            "The plan:\n![whiteboard](/files/{sha})\nand [notes.pdf](/files/{sha}) /files/{sha}"
+        );
+        assert_eq!(
+            without_file_addresses(&body),
+            format!("The plan:\n![whiteboard]\nand [notes.pdf] /files/{sha}")
+        );
+        assert_eq!(without_file_addresses("no files"), "no files");
+    }
 
     #[test]
     fn an_excerpt_cuts_long_bodies_at_a_character_boundary() {
