@@ -20,17 +20,17 @@ fn big_note(title: &str) -> serde_json::Value {
 
 /// Grows the database to its page cap with rows of the test's own (its connection has no
 /// cap), so the app's next write that needs a page meets a real SQLITE_FULL.
-async fn fill_the_disk(app: &TestApp) {
+pub async fn fill_the_disk(app: &TestApp, pages: u32) {
     sqlx::query("CREATE TABLE filler (b BLOB)")
         .execute(&app.pool)
         .await
         .unwrap();
     loop {
-        let pages: i64 = sqlx::query_scalar("SELECT page_count FROM pragma_page_count()")
+        let pages_now: i64 = sqlx::query_scalar("SELECT page_count FROM pragma_page_count()")
             .fetch_one(&app.pool)
             .await
             .unwrap();
-        if pages >= i64::from(PAGES) {
+        if pages_now >= i64::from(pages) {
             break;
         }
         sqlx::query("INSERT INTO filler (b) VALUES (zeroblob(100000))")
@@ -55,7 +55,7 @@ async fn a_full_disk_is_507_storage_full_with_retry_after_healthz_says_so_and_th
     }
     let app = spawn_app_with(|config| config.sqlite_max_pages = Some(PAGES)).await;
     let kept = app.create("Written before", "the disk filled").await;
-    fill_the_disk(&app).await;
+    fill_the_disk(&app, PAGES).await;
 
     for n in 0..3 {
         let refused = app

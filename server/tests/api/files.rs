@@ -2,6 +2,7 @@
 //! its bytes, for its owner only, served so that nothing in it can run; a refused, broken
 //! or killed upload leaves nothing behind — no row, no usage, no spool file.
 
+use crate::server_process::ServerProcess;
 use std::path::Path;
 use std::time::Duration;
 
@@ -691,24 +692,7 @@ async fn a_full_disk_is_507_storage_full_and_stores_nothing() {
     const PAGES: u32 = 1_000;
     let spool = tempfile::tempdir().unwrap();
     let app = app_with(&spool, |config| config.sqlite_max_pages = Some(PAGES)).await;
-    // Grow the database to its cap with the test's own rows (its connection has none).
-    sqlx::query("CREATE TABLE filler (b BLOB)")
-        .execute(&app.pool)
-        .await
-        .unwrap();
-    loop {
-        let pages: i64 = sqlx::query_scalar("SELECT page_count FROM pragma_page_count()")
-            .fetch_one(&app.pool)
-            .await
-            .unwrap();
-        if pages >= i64::from(PAGES) {
-            break;
-        }
-        sqlx::query("INSERT INTO filler (b) VALUES (zeroblob(100000))")
-            .execute(&app.pool)
-            .await
-            .unwrap();
-    }
+    crate::database_failures::fill_the_disk(&app, PAGES).await;
     let bytes = bytes_of(1024 * 1024, 70);
     let refused = upload(&app, &bytes, "application/zip").await;
     assert_eq!(refused.status(), 507);
@@ -727,59 +711,15 @@ async fn a_full_disk_is_507_storage_full_and_stores_nothing() {
     assert_eq!(upload(&app, &bytes, "application/zip").await.status(), 201);
 }
 
-/// The server binary in a process of its own, so the test can kill it.
-struct ServerProcess {
-    child: std::process::Child,
-    address: String,
-}
-
-impl ServerProcess {
-    async fn start(database_url: &str, spool: &Path) -> Self {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = std::process::Command::new(env!("CARGO_BIN_EXE_server"))
-            .env("LEPTOS_SITE_ADDR", format!("127.0.0.1:{port}"))
-            .env("DATABASE_URL", database_url)
-            .env("ONCENOTE_SPOOL_DIR", spool)
-            .env("ONCENOTE_ADMIN_USERNAME", crate::helpers::ADMIN)
-            .env("ONCENOTE_ADMIN_PASSWORD", crate::helpers::ADMIN_PASSWORD)
-            .env("RUST_LOG", "warn")
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .expect("the server binary starts");
-        let address = format!("http://127.0.0.1:{port}");
-        let deadline = std::time::Instant::now() + Duration::from_secs(30);
-        while reqwest::get(format!("{address}/healthz")).await.is_err() {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "the server did not start"
-            );
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        Self { child, address }
-    }
-
-    fn kill(&mut self) {
-        // SIGKILL: no destructor, no drop guard runs.
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for ServerProcess {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
 #[tokio::test]
 async fn a_server_killed_mid_upload_leaves_no_row_and_its_spool_file_is_swept_at_the_next_start() {
     let db = crate::test_db::TestDb::new().await;
     let spool = tempfile::tempdir().unwrap();
-    let mut server = ServerProcess::start(&db.url, spool.path()).await;
+    let mut server = ServerProcess::start(&[
+        ("DATABASE_URL", db.url.clone()),
+        ("ONCENOTE_SPOOL_DIR", spool.path().display().to_string()),
+    ])
+    .await;
     let signed_in = anonymous()
         .post(format!("{}/api/session", server.address))
         .json(&serde_json::json!({ "username": crate::helpers::ADMIN, "password": crate::helpers::ADMIN_PASSWORD }))
@@ -823,7 +763,11 @@ async fn a_server_killed_mid_upload_leaves_no_row_and_its_spool_file_is_swept_at
         .set_modified(two_hours_ago)
         .unwrap();
 
-    let server = ServerProcess::start(&db.url, spool.path()).await;
+    let server = ServerProcess::start(&[
+        ("DATABASE_URL", db.url.clone()),
+        ("ONCENOTE_SPOOL_DIR", spool.path().display().to_string()),
+    ])
+    .await;
     assert!(spool_files(spool.path()).is_empty(), "swept at start");
     let pool = db.pool().await;
     let rows: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM files")

@@ -1,6 +1,7 @@
 //! `POST /api/import` against hostile archives: bounded in what it unpacks, in how many
 //! notes and entries it takes, in what it echoes back, and in the memory it uses.
 
+use crate::server_process::ServerProcess;
 use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -77,58 +78,6 @@ fn resident_bytes(pid: u32) -> u64 {
         .map_or(0, |kib| kib * 1024)
 }
 
-/// The server binary in a process of its own, so its memory is measured apart from the
-/// other tests running in this one.
-struct ServerProcess {
-    child: std::process::Child,
-    address: String,
-    _data: tempfile::TempDir,
-}
-
-impl ServerProcess {
-    async fn start() -> Self {
-        let data = tempfile::tempdir().unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = std::process::Command::new(env!("CARGO_BIN_EXE_server"))
-            .env("LEPTOS_SITE_ADDR", format!("127.0.0.1:{port}"))
-            .env(
-                "DATABASE_URL",
-                format!("sqlite://{}", data.path().join("import.db").display()),
-            )
-            .env("ONCENOTE_ADMIN_USERNAME", crate::helpers::ADMIN)
-            .env("ONCENOTE_ADMIN_PASSWORD", crate::helpers::ADMIN_PASSWORD)
-            .env("RUST_LOG", "warn")
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .expect("the server binary starts");
-        let address = format!("http://127.0.0.1:{port}");
-        let deadline = std::time::Instant::now() + Duration::from_secs(30);
-        while reqwest::get(format!("{address}/healthz")).await.is_err() {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "the server did not start"
-            );
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        Self {
-            child,
-            address,
-            _data: data,
-        }
-    }
-}
-
-impl Drop for ServerProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[tokio::test]
 async fn an_export_that_unpacks_past_the_limit_is_413_imports_nothing_and_keeps_memory_bounded() {
     // A valid export with one note, padded with spaces (valid JSON between two array
@@ -151,7 +100,9 @@ async fn an_export_that_unpacks_past_the_limit_is_413_imports_nothing_and_keeps_
     );
 
     // The archive is made first: a server connection left idle meanwhile would close.
-    let server = ServerProcess::start().await;
+    let data = tempfile::tempdir().unwrap();
+    let database_url = format!("sqlite://{}", data.path().join("import.db").display());
+    let server = ServerProcess::start(&[("DATABASE_URL", database_url)]).await;
     let pid = server.child.id();
     let client = reqwest::Client::builder()
         .timeout(Duration::from_secs(120))

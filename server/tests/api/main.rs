@@ -28,6 +28,7 @@ mod replicas;
 mod request_checks;
 mod search;
 mod seed_scenarios;
+mod server_process;
 mod tag_pages;
 mod tags_and_pins;
 mod tasks;
