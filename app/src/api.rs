@@ -5,9 +5,11 @@ use serde::{Deserialize, Serialize};
 
 mod changes;
 mod files;
+mod imports;
 mod problem;
 mod tags;
 mod tasks;
+mod tokens;
 
 pub use changes::{
     CHANGE_EVENT, CHANGES_MAX_LIMIT, CHANGES_PATH, Change, ChangeEvent, ChangeKind, ChangesPage,
@@ -17,12 +19,17 @@ pub use files::{
     FILE_MAX_BYTES_DEFAULT, FILES_API_PATH, FILES_PATH, FileAnswer, FileInfo, FileList, file_href,
     is_file_name, referred_files,
 };
+pub use imports::{
+    IMPORT_PATH, IMPORT_PROGRESS_TYPE, ImportLine, ImportProblem, ImportProgress, ImportReport,
+    TagMapping,
+};
 pub use problem::{Problem, ProblemSlug};
 pub use tags::{
     TAG_MAX_CHARS, TAGS_PATH, TagCount, TagError, TagList, TagRename, TagRenamed, carries_tag,
     is_tag_char, tag_name,
 };
 pub use tasks::{same_task, task_state, toggle_task};
+pub use tokens::{NewToken, TOKEN_NAME_MAX_CHARS, TOKENS_PATH, TokenInfo, TokenList, TokenMade};
 
 /// The API path for notes.
 pub const NOTES_PATH: &str = "/api/notes";
@@ -208,19 +215,6 @@ pub struct NotesPage {
     pub notes: Vec<Note>,
     /// Cursor for the next (older) page, or `None` at the end.
     pub next: Option<String>,
-}
-
-/// The answer to `POST /api/import`: what became of each note of the export. A field
-/// missing from the answer reads as none, so the client still reports what it can.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct ImportReport {
-    /// Notes made by this import.
-    pub imported: usize,
-    /// Notes an earlier import of the same export had made already.
-    pub already_there: usize,
-    /// Notes that could not be made, each as the start of its title and why.
-    pub failed: Vec<String>,
 }
 
 /// Why a draft cannot be saved. The same checks run in the browser before a key is made

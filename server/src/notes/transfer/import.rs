@@ -22,7 +22,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 
-use app::api::{FileInfo, ImportReport, NewNote, Note};
+use app::api::{FileInfo, ImportProblem, ImportReport, NewNote, Note};
 
 use super::export_reader::{self, cut};
 use crate::accounts::session::SignedIn;
@@ -117,7 +117,11 @@ pub async fn upload(
             })
         })
     });
-    let mut result = ImportReport::default();
+    let mut result = ImportReport {
+        kind: "oncenote".into(),
+        files: files_imported,
+        ..ImportReport::default()
+    };
     let mut index = 0;
     while let Some(note) = next.recv().await {
         index += 1;
@@ -254,8 +258,8 @@ async fn import_files(
 
 /// A note that could not be made, as the client is told: the start of its title and why.
 /// A server failure is told in general terms; what it was goes to the log.
-fn failure(index: usize, note: &Note, error: &ApiError) -> String {
-    let title = cut(&note.title, TITLE_QUOTED_CHARS);
+fn failure(index: usize, note: &Note, error: &ApiError) -> ImportProblem {
+    let name = cut(&note.title, TITLE_QUOTED_CHARS);
     if error.status_and_slug().0.is_server_error() {
         tracing::warn!(
             index,
@@ -263,9 +267,15 @@ fn failure(index: usize, note: &Note, error: &ApiError) -> String {
             error = ?error,
             "a note could not be imported"
         );
-        return format!("{title:?}: the server could not save it; import the file again to retry");
+        return ImportProblem {
+            name,
+            reason: "the server could not save it; import the file again to retry".into(),
+        };
     }
-    format!("{title:?}: {}", cut(&error.to_string(), 200))
+    ImportProblem {
+        name,
+        reason: cut(&error.to_string(), 200),
+    }
 }
 
 /// Makes one exported note again (and moves it to the trash if it was there). True if it
