@@ -11,6 +11,7 @@
 //! Each kind has its own file, named after the app: [`keep`], [`enex`] (Evernote),
 //! [`standard_notes`], [`joplin`] and [`markdown_vault`] (Obsidian or any folder).
 
+mod archive;
 pub mod detect;
 pub mod enex;
 pub mod joplin;
@@ -200,5 +201,27 @@ pub fn read(
         Kind::StandardNotes => standard_notes::read(path, sink, limits),
         Kind::Joplin => joplin::read(path, sink, limits),
         Kind::Markdown => markdown_vault::read(path, sink, limits),
+    }
+}
+
+/// How a note's Markdown shows a file it holds: an image inline, anything else as a link
+/// (the server's sanitizer shows images only from `/files/…`).
+pub fn file_markdown(name: &str, sha256: &str, content_type: Option<&str>) -> String {
+    let text: String = name
+        .chars()
+        .map(|c| {
+            if matches!(c, '[' | ']' | '\\' | '\n' | '\r') {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    let is_image = content_type
+        .is_some_and(|t| matches!(t, "image/png" | "image/jpeg" | "image/gif" | "image/webp"));
+    if is_image {
+        format!("![{text}](/files/{sha256})")
+    } else {
+        format!("[{text}](/files/{sha256})")
     }
 }
