@@ -12,6 +12,7 @@
 //! [`standard_notes`], [`joplin`] and [`markdown_vault`] (Obsidian or any folder).
 
 mod archive;
+mod html_markdown;
 pub mod detect;
 pub mod enex;
 pub mod joplin;
