@@ -51,6 +51,21 @@ impl Placeholders {
         self.push(Replacement::Task(text))
     }
 
+    /// A token that stands for nothing until [`Placeholders::make_task`] says it is a
+    /// task marker: the start of a list item, which learns it is a task only later.
+    pub fn slot(&mut self) -> (usize, String) {
+        let index = self.replacements.len();
+        (index, self.markdown(String::new()))
+    }
+
+    /// The slot `index` becomes a task item's marker.
+    pub fn make_task(&mut self, index: usize, checked: bool) {
+        if let Some(slot) = self.replacements.get_mut(index) {
+            let mark = if checked { "[x] " } else { "[ ] " };
+            *slot = Replacement::Task(mark.to_owned());
+        }
+    }
+
     fn push(&mut self, replacement: Replacement) -> String {
         let token = format!("{OPEN}{}{CLOSE}", self.replacements.len());
         self.replacements.push(replacement);
@@ -118,10 +133,12 @@ pub(crate) fn to_markdown(html: &str, placeholders: &Placeholders) -> String {
     tidy(&placeholders.fill(&markdown))
 }
 
-/// Trailing spaces off every line, runs of blank lines down to one, and no blank lines
-/// at either end (empty `<div><br/></div>`s, which Evernote uses between paragraphs,
-/// leave both).
+/// Trailing spaces off every line, runs of blank lines down to one, no blank lines at
+/// either end (empty `<div><br/></div>`s, which Evernote uses between paragraphs, leave
+/// both), and no-break spaces as spaces (the converter writes one where a space met a
+/// tag; in Markdown they only look like spaces that cannot be searched for).
 fn tidy(markdown: &str) -> String {
+    let markdown = markdown.replace('\u{a0}', " ");
     let mut out = String::with_capacity(markdown.len());
     let mut blank_run = 0;
     for line in markdown.lines() {
@@ -216,9 +233,8 @@ mod tests {
         let image = p.markdown("![photo.png](/files/abc)".into());
         let done = p.task(true, true);
         let open = p.task(false, false);
-        let html = format!(
-            "<p>{image}</p><ul><li>{done} Done [1]</li></ul><div>{open} Loose todo</div>"
-        );
+        let html =
+            format!("<p>{image}</p><ul><li>{done} Done [1]</li></ul><div>{open} Loose todo</div>");
         let md = to_markdown(&html, &p);
         assert_eq!(
             md,
