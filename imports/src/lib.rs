@@ -14,10 +14,13 @@
 mod archive;
 pub mod detect;
 pub mod enex;
+mod html_markdown;
 pub mod joplin;
 pub mod keep;
 pub mod markdown_vault;
 pub mod standard_notes;
+#[cfg(test)]
+mod test_sink;
 
 use std::io::{self, Read};
 use std::path::Path;
