@@ -12,12 +12,20 @@
 //! [`standard_notes`], [`joplin`] and [`markdown_vault`] (Obsidian or any folder).
 
 mod archive;
+mod bundle;
+mod code_spans;
 pub mod detect;
 pub mod enex;
 pub mod joplin;
+mod joplin_item;
+mod json_prefix;
 pub mod keep;
 pub mod markdown_vault;
 pub mod standard_notes;
+mod tarball;
+#[cfg(test)]
+mod test_support;
+mod when;
 
 use std::io::{self, Read};
 use std::path::Path;
