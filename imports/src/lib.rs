@@ -12,6 +12,7 @@
 //! [`standard_notes`], [`joplin`] and [`markdown_vault`] (Obsidian or any folder).
 
 mod archive;
+mod attachments;
 mod bundle;
 mod code_spans;
 pub mod detect;

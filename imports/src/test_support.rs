@@ -2,7 +2,7 @@
 //! handed, and zips and tars built from sample folders.
 
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
