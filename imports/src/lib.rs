@@ -19,6 +19,7 @@ pub mod detect;
 pub mod enex;
 pub mod joplin;
 mod joplin_item;
+mod joplin_links;
 mod json_prefix;
 pub mod keep;
 pub mod markdown_vault;
