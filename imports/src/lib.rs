@@ -12,15 +12,25 @@
 //! [`standard_notes`], [`joplin`] and [`markdown_vault`] (Obsidian or any folder).
 
 mod archive;
+mod attachments;
+mod bundle;
+mod code_spans;
 pub mod detect;
 pub mod enex;
 mod html_markdown;
 pub mod joplin;
+mod joplin_item;
+mod joplin_links;
+mod json_prefix;
 pub mod keep;
 pub mod markdown_vault;
 pub mod standard_notes;
 #[cfg(test)]
 mod test_sink;
+mod tarball;
+#[cfg(test)]
+mod test_support;
+mod when;
 
 use std::io::{self, Read};
 use std::path::Path;
