@@ -25,9 +25,9 @@ mod json_prefix;
 pub mod keep;
 pub mod markdown_vault;
 pub mod standard_notes;
+mod tarball;
 #[cfg(test)]
 mod test_sink;
-mod tarball;
 #[cfg(test)]
 mod test_support;
 mod when;

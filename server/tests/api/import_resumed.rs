@@ -209,3 +209,108 @@ async fn an_import_cut_by_a_killed_server_is_finished_after_the_restart_without_
         "no note made twice"
     );
 }
+
+/// A process's resident memory, in bytes.
+fn resident_bytes(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|line| line.split_whitespace().nth(1))
+        .and_then(|v| v.parse::<u64>().ok())
+        .map_or(0, |kib| kib * 1024)
+}
+
+/// An Evernote export of `notes` notes of about `text_bytes` of text each.
+fn large_enex(notes: usize, text_bytes: usize) -> Vec<u8> {
+    let mut enex = String::from(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE en-export SYSTEM \"http://xml.evernote.com/pub/evernote-export3.dtd\">\n<en-export export-date=\"20260101T000000Z\" application=\"Evernote\" version=\"10.0\">\n",
+    );
+    let paragraph = "<div>Words of a long note, written over many evenings. </div>";
+    for n in 0..notes {
+        let text = paragraph.repeat(text_bytes / paragraph.len());
+        enex.push_str(&format!(
+            "<note><title>Evening {n}</title><content><![CDATA[<?xml version=\"1.0\" encoding=\"UTF-8\"?><!DOCTYPE en-note SYSTEM \"http://xml.evernote.com/pub/enml2.dtd\"><en-note>{text}</en-note>]]></content><created>20200528T141404Z</created><updated>20200529T141404Z</updated><tag>evenings</tag></note>\n"
+        ));
+    }
+    enex.push_str("</en-export>\n");
+    enex.into_bytes()
+}
+
+#[tokio::test]
+async fn a_large_export_is_imported_as_a_stream_without_holding_it_in_memory() {
+    let enex = large_enex(1_500, 24 * 1024);
+    assert!(
+        enex.len() > 32 << 20,
+        "tens of megabytes: {} bytes",
+        enex.len()
+    );
+    let size = enex.len() as u64;
+    let data = tempfile::tempdir().unwrap();
+    let env = [(
+        "DATABASE_URL",
+        format!("sqlite://{}", data.path().join("large.db").display()),
+    )];
+    let server = ServerProcess::start(&env).await;
+    let pid = server.child.id();
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(600))
+        .pool_max_idle_per_host(0)
+        .build()
+        .unwrap();
+    let signed_in = client
+        .post(format!("{}/api/session", server.address))
+        .json(&json!({ "username": ADMIN, "password": ADMIN_PASSWORD }))
+        .send()
+        .await
+        .unwrap();
+    let cookie = format!(
+        "oncenote_session={}",
+        session_token(&signed_in).expect("signed in")
+    );
+    let before = resident_bytes(pid);
+    let peak = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(before));
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let sampler = std::thread::spawn({
+        let (peak, done) = (peak.clone(), done.clone());
+        move || {
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                peak.fetch_max(resident_bytes(pid), std::sync::atomic::Ordering::Relaxed);
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+    });
+    let answer = client
+        .post(format!("{}/api/import", server.address))
+        .header("cookie", &cookie)
+        .body(enex)
+        .send()
+        .await
+        .unwrap();
+    let status = answer.status();
+    let text = answer.text().await.unwrap();
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    sampler.join().unwrap();
+    assert_eq!(status, 200, "{text}");
+    let report: ImportReport = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        (report.imported, report.failed.len()),
+        (1_500, 0),
+        "{report:?}"
+    );
+    let grew = peak
+        .load(std::sync::atomic::Ordering::Relaxed)
+        .saturating_sub(before);
+    eprintln!(
+        "importing a {} MiB export: resident memory {} MiB before, +{} MiB at the peak",
+        size >> 20,
+        before >> 20,
+        grew >> 20
+    );
+    assert!(
+        grew < size / 2,
+        "the import held {} MiB while reading a {} MiB export",
+        grew >> 20,
+        size >> 20
+    );
+}
