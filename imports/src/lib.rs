@@ -17,6 +17,7 @@ mod bundle;
 mod code_spans;
 pub mod detect;
 pub mod enex;
+mod front_matter;
 pub mod joplin;
 mod joplin_item;
 mod joplin_links;
@@ -27,6 +28,8 @@ pub mod standard_notes;
 mod tarball;
 #[cfg(test)]
 mod test_support;
+mod vault;
+mod vault_links;
 mod when;
 
 use std::io::{self, Read};
