@@ -6,8 +6,6 @@ use crate::joplin_item::is_joplin_id;
 
 /// A Markdown link to an item, as the note wrote it.
 pub(crate) struct ItemLink<'a> {
-    /// `![…](…)` rather than `[…](…)`.
-    pub is_image: bool,
     /// The link's text (an image's alt text).
     pub text: &'a str,
     /// The item's id.
@@ -37,7 +35,6 @@ pub(crate) fn rewrite_item_links<E>(
         let is_image = rest[..open].ends_with('!');
         let start = if is_image { open - 1 } else { open };
         let link = ItemLink {
-            is_image,
             text: &rest[open + 1..at],
             id,
         };
@@ -126,10 +123,7 @@ mod tests {
 
     fn mark(text: &str) -> String {
         rewrite_item_links(text, |link| {
-            Ok::<_, ()>(Some(format!(
-                "<{}|{}|{}>",
-                link.is_image, link.text, link.id
-            )))
+            Ok::<_, ()>(Some(format!("<{}|{}>", link.text, link.id)))
         })
         .unwrap()
     }
@@ -140,7 +134,7 @@ mod tests {
             mark(&format!(
                 "a ![photo.jpg](:/{ID}) b [see [this]](:/{ID} \"t\") c"
             )),
-            format!("a <true|photo.jpg|{ID}> b <false|see [this]|{ID}> c")
+            format!("a <photo.jpg|{ID}> b <see [this]|{ID}> c")
         );
     }
 

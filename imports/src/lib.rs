@@ -17,6 +17,7 @@ mod bundle;
 mod code_spans;
 pub mod detect;
 pub mod enex;
+mod front_matter;
 mod html_markdown;
 pub mod joplin;
 mod joplin_item;
@@ -30,6 +31,8 @@ mod tarball;
 mod test_sink;
 #[cfg(test)]
 mod test_support;
+mod vault;
+mod vault_links;
 mod when;
 
 use std::io::{self, Read};
