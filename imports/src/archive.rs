@@ -8,19 +8,37 @@ use std::path::Path;
 
 use zip::ZipArchive;
 
+use crate::budgeted::Budgeted;
 use crate::{Limits, ReadError};
+
+/// The most bytes the zip reader may read to list the entries: 400 bytes an entry at the
+/// most entries (names of a hundred characters of any script, and their extra fields).
+const DIRECTORY_BYTES_PER_ENTRY: u64 = 400;
 
 /// An open zip.
 pub(crate) struct Archive {
-    zip: ZipArchive<BufReader<File>>,
+    zip: ZipArchive<Budgeted<BufReader<File>>>,
 }
 
 impl Archive {
     /// Opens the zip at `path`, refusing one that lists more entries than `limits` allow.
     pub fn open(path: &Path, limits: &Limits) -> Result<Self, ReadError> {
-        let file = BufReader::new(File::open(path)?);
-        let zip = ZipArchive::new(file)
-            .map_err(|e| ReadError::Malformed(format!("not a zip that can be read: {e}")))?;
+        let budget_bytes = DIRECTORY_BYTES_PER_ENTRY.saturating_mul(limits.entries as u64);
+        let (file, budget) = Budgeted::new(BufReader::new(File::open(path)?), budget_bytes);
+        let too_many = || {
+            ReadError::TooLarge(format!(
+                "the archive lists more entries than the {} an import reads",
+                limits.entries
+            ))
+        };
+        let zip = ZipArchive::new(file).map_err(|e| {
+            if budget.spent() {
+                too_many()
+            } else {
+                ReadError::Malformed(format!("not a zip that can be read: {e}"))
+            }
+        })?;
+        budget.lift();
         if zip.len() > limits.entries {
             return Err(ReadError::TooLarge(format!(
                 "the archive lists {} entries; at most {} are read",
@@ -85,4 +103,38 @@ fn missing(name: &str, error: zip::result::ZipError) -> ReadError {
     ReadError::Malformed(format!(
         "the archive's entry {name} cannot be read: {error}"
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    #[test]
+    fn a_zip_listing_more_entries_than_allowed_is_refused_before_its_directory_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("many.zip");
+        let mut zip = zip::ZipWriter::new(File::create(&path).unwrap());
+        for n in 0..2_000 {
+            zip.start_file(
+                format!("{n:0>200}.md"),
+                zip::write::SimpleFileOptions::default(),
+            )
+            .unwrap();
+            zip.write_all(b"x").unwrap();
+        }
+        zip.finish().unwrap();
+        let limits = Limits {
+            entries: 100,
+            ..Limits::default()
+        };
+        // The listing is cut at 400 bytes an entry: 40 KB of a directory of 2,000 names
+        // of 200 characters (over 500 KB).
+        assert!(matches!(
+            Archive::open(&path, &limits),
+            Err(ReadError::TooLarge(_))
+        ));
+        assert!(Archive::open(&path, &Limits::default()).is_ok());
+    }
 }

@@ -13,6 +13,7 @@
 
 mod archive;
 mod attachments;
+mod budgeted;
 mod bundle;
 mod code_spans;
 pub mod detect;
@@ -40,6 +41,7 @@ use std::path::Path;
 
 use chrono::{DateTime, Utc};
 
+pub use budgeted::{Budget, Budgeted};
 pub use detect::detect;
 
 /// The kinds of export this crate reads, and oncenote's own (which the server reads).

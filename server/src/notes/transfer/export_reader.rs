@@ -12,13 +12,12 @@
 //!   each `files/<sha256>` is read as it unpacks, never past the largest file the server
 //!   takes (413), and must hash to its name (422) — before anything is imported.
 
-use std::cell::Cell;
-use std::io::{self, BufReader, Read, Seek, SeekFrom};
-use std::rc::Rc;
+use std::io::{self, BufReader, Read, Seek};
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use app::api::{FileInfo, MAX_REQUEST_BYTES, Note, is_file_name};
+use imports::Budgeted;
 use sha2::{Digest, Sha256};
 
 use crate::error::ApiError;
@@ -258,11 +257,7 @@ pub fn cut(text: &str, max: usize) -> String {
 
 /// The archive, its entries listed within [`DIRECTORY_BUDGET`] and counted.
 fn open<R: Read + Seek>(zip: R) -> Result<zip::ZipArchive<Budgeted<R>>, ApiError> {
-    let budget = Rc::new(Cell::new(DIRECTORY_BUDGET));
-    let reader = Budgeted {
-        inner: zip,
-        budget: budget.clone(),
-    };
+    let (reader, budget) = Budgeted::new(zip, DIRECTORY_BUDGET);
     let too_many = || {
         ApiError::ValidationFailed(format!(
             "this archive lists more entries than an export of {} notes has ({} at most)",
@@ -271,7 +266,7 @@ fn open<R: Read + Seek>(zip: R) -> Result<zip::ZipArchive<Budgeted<R>>, ApiError
         ))
     };
     let archive = zip::ZipArchive::new(reader).map_err(|e| {
-        if budget.get() == 0 {
+        if budget.spent() {
             too_many()
         } else {
             ApiError::InvalidBody(format!(
@@ -284,33 +279,8 @@ fn open<R: Read + Seek>(zip: R) -> Result<zip::ZipArchive<Budgeted<R>>, ApiError
         return Err(too_many());
     }
     // Listed: reading the one entry is bounded by the guard on what it unpacks to.
-    budget.set(u64::MAX);
+    budget.lift();
     Ok(archive)
-}
-
-/// The upload, read by the zip reader within a budget of bytes.
-pub struct Budgeted<R> {
-    inner: R,
-    budget: Rc<Cell<u64>>,
-}
-
-impl<R: Read> Read for Budgeted<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let left = self.budget.get();
-        if left == 0 {
-            return Err(io::Error::other("the archive's directory is too large"));
-        }
-        let room = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
-        let n = self.inner.read(&mut buf[..room])?;
-        self.budget.set(left - n as u64);
-        Ok(n)
-    }
-}
-
-impl<R: Seek> Seek for Budgeted<R> {
-    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
-        self.inner.seek(to)
-    }
 }
 
 /// Why the guard stopped the reading.
