@@ -25,6 +25,7 @@ use std::path::Path;
 use crate::attachments::{not_in_export, shown};
 use crate::bundle::Bundle;
 use crate::code_spans::rewrite_outside_code;
+use crate::html_markdown::{Placeholders, strip_markers, to_markdown};
 use crate::joplin_item::{Item, ItemType, is_joplin_id};
 use crate::joplin_links::{rewrite_item_attributes, rewrite_item_links};
 use crate::when::parse_instant;
@@ -208,6 +209,13 @@ fn note_of(
             None => Ok(text),
         }
     })?;
+    // An HTML note (a web clip, a note written in Joplin's rich text editor): its HTML,
+    // its files pointed at already, made Markdown.
+    let body = if item.get("markup_language") == "2" {
+        to_markdown(&strip_markers(&body), &Placeholders::default())
+    } else {
+        body
+    };
     let body = if item.flag("is_todo") {
         let mark = if item.flag("todo_completed") {
             "x"

@@ -237,3 +237,20 @@ fn more_notes_than_the_limit_is_refused() {
     let result = read(&path, &mut Recorder::default(), &limits);
     assert!(matches!(result, Err(ReadError::TooLarge(_))));
 }
+
+#[test]
+fn an_html_note_becomes_markdown_with_its_photo_as_a_file() {
+    let sink = read_zip(&with_note5(|t| {
+        t.replace("markup_language: 1", "markup_language: 2")
+            .replace(
+                "![photo.jpg](:/933cf209b0094d43884c03149f034128)",
+                "<p>A <b>clipped</b> page</p><ul><li>one</li></ul>\
+             <img alt=\"photo.jpg\" src=\":/933cf209b0094d43884c03149f034128\">",
+            )
+    }));
+    let body = &sink.note("note5").body;
+    assert!(body.contains("A **clipped** page"), "{body}");
+    assert!(body.contains("- one"), "{body}");
+    assert!(body.contains("![photo.jpg](/files/"), "{body}");
+    assert!(!body.contains("<p>"), "{body}");
+}
