@@ -26,7 +26,7 @@ use quick_xml::events::{BytesRef, Event};
 
 use crate::{FileIn, ForeignNote, Limits, ReadError, Sink, SkipReason};
 use content::{Resource, to_note_markdown};
-use resource::{Spooled, spool_base64};
+use resource::{Spooled, skip_text, spool_base64};
 use tracked::Tracked;
 
 /// ENEX elements nest five deep (`en-export/note/resource/resource-attributes/file-name`);
@@ -265,12 +265,11 @@ impl<R: BufRead> EnexReader<'_, R> {
     /// Decodes a `<data>`'s base64 (read straight from the file, past the XML reader,
     /// whose next event is then `</data>`).
     fn spool(&mut self) -> Result<(), ReadError> {
-        let Some(note) = self.note.as_mut() else {
+        let Some(note) = self.note.as_mut().filter(|n| !n.deleted) else {
+            // Not imported: read past it, whatever its size.
+            skip_text(self.xml.get_mut())?;
             return Ok(());
         };
-        if note.deleted {
-            return Ok(());
-        }
         let spooled = spool_base64(self.xml.get_mut(), self.spool_dir)?;
         note.spooled = Some(spooled);
         Ok(())

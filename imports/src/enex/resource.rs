@@ -64,6 +64,28 @@ pub(super) fn spool_base64<R: BufRead>(
     Ok(Spooled { file, md5 })
 }
 
+/// Reads past the text at `src`'s position (up to the next `<`) without keeping it: the
+/// data of a resource that is not imported, however large.
+pub(super) fn skip_text<R: BufRead>(src: &mut Tracked<R>) -> io::Result<()> {
+    loop {
+        src.start_event();
+        let available = src.fill_buf()?;
+        if available.is_empty() {
+            return Ok(());
+        }
+        match available.iter().position(|&b| b == b'<') {
+            Some(at) => {
+                src.consume(at);
+                return Ok(());
+            }
+            None => {
+                let n = available.len();
+                src.consume(n);
+            }
+        }
+    }
+}
+
 /// The base64 letters of a text up to the next `<`, without the whitespace that wraps it.
 struct Base64Text<'a, R> {
     src: &'a mut Tracked<R>,
@@ -197,6 +219,15 @@ mod tests {
         src.start_event();
         src.read_exact(&mut rest).unwrap();
         assert_eq!(&rest, b"</data>");
+    }
+
+    #[test]
+    fn skipped_text_is_read_past_whatever_its_size() {
+        let mut xml = vec![b'A'; 100_000];
+        xml.extend_from_slice(b"</data>");
+        let mut src = Tracked::new(io::Cursor::new(xml), 16);
+        skip_text(&mut src).unwrap();
+        assert_eq!(src.offset(), 100_000);
     }
 
     #[test]

@@ -178,6 +178,41 @@ fn a_deleted_note_is_skipped_and_its_files_are_not_handed_over() {
 }
 
 #[test]
+fn a_deleted_notes_resource_larger_than_the_note_limit_is_read_past() {
+    let data = "QUFB".repeat(10_000);
+    let xml = format!(
+        "<en-export><note><title>Gone</title><deleted>20200101T000000Z</deleted><resource>\
+         <data encoding=\"base64\">{data}</data></resource></note><note><title>Kept</title>\
+         </note></en-export>"
+    );
+    let limits = Limits {
+        note_bytes: 1000,
+        ..Limits::default()
+    };
+    let (result, sink) = read_text(&xml, &limits);
+    result.unwrap();
+    assert_eq!(sink.skipped.len(), 1);
+    assert_eq!(sink.notes[0].title, "Kept");
+}
+
+#[test]
+fn a_resource_larger_than_the_note_limit_is_streamed_to_the_sink() {
+    let bytes = vec![7u8; 30_000];
+    let data = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &bytes);
+    let xml = format!(
+        "<en-export><note><title>Big file</title><resource><data>{data}</data>\
+         <mime>application/octet-stream</mime></resource></note></en-export>"
+    );
+    let limits = Limits {
+        note_bytes: 1000,
+        ..Limits::default()
+    };
+    let (result, sink) = read_text(&xml, &limits);
+    result.unwrap();
+    assert_eq!(sink.files[0].bytes, bytes);
+}
+
+#[test]
 fn a_refused_file_is_named_as_text_and_an_unshown_one_is_listed_at_the_end() {
     let xml = "<en-export><note><title>Files</title><content><![CDATA[<en-note><div>See \
                <en-media hash=\"fc3ff98e8c6a0d3087d515c0473f8677\" type=\"text/plain\"/></div>\
