@@ -15,6 +15,7 @@ mod archive;
 pub mod detect;
 pub mod enex;
 mod html_markdown;
+mod html_table;
 pub mod joplin;
 pub mod keep;
 pub mod markdown_vault;
