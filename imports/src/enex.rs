@@ -21,11 +21,10 @@ use std::path::Path;
 
 use chrono::{DateTime, NaiveDateTime, Utc};
 use quick_xml::Reader;
-use quick_xml::escape::resolve_predefined_entity;
-use quick_xml::events::{BytesRef, Event};
+use quick_xml::events::Event;
 
 use crate::{FileIn, ForeignNote, Limits, ReadError, Sink, SkipReason};
-use content::{Resource, to_note_markdown};
+use content::{Resource, resolve_reference, to_note_markdown};
 use resource::{Spooled, skip_text, spool_base64};
 use tracked::Tracked;
 
@@ -35,9 +34,8 @@ const MAX_DEPTH: usize = 16;
 
 /// Reads the `.enex` at `path` into `sink`, note by note.
 pub fn read(path: &Path, sink: &mut dyn Sink, limits: &Limits) -> Result<(), ReadError> {
-    let spool_dir = path.parent().unwrap_or(Path::new("."));
     let file = BufReader::with_capacity(64 * 1024, File::open(path)?);
-    read_from(file, spool_dir, sink, limits)
+    read_from(file, path, sink, limits)
 }
 
 /// Where the text of the element being read goes.
@@ -102,7 +100,8 @@ impl NoteParts {
 /// The reading of one export.
 struct EnexReader<'a, R> {
     xml: Reader<Tracked<R>>,
-    spool_dir: &'a Path,
+    /// The export's path: resources are spooled beside it.
+    export: &'a Path,
     sink: &'a mut dyn Sink,
     limits: &'a Limits,
     /// The names of the open elements.
@@ -115,7 +114,7 @@ struct EnexReader<'a, R> {
 
 fn read_from<R: BufRead>(
     source: R,
-    spool_dir: &Path,
+    export: &Path,
     sink: &mut dyn Sink,
     limits: &Limits,
 ) -> Result<(), ReadError> {
@@ -125,7 +124,7 @@ fn read_from<R: BufRead>(
     xml.config_mut().check_end_names = true;
     let mut reader = EnexReader {
         xml,
-        spool_dir,
+        export,
         sink,
         limits,
         path: Vec::new(),
@@ -270,7 +269,7 @@ impl<R: BufRead> EnexReader<'_, R> {
             skip_text(self.xml.get_mut())?;
             return Ok(());
         };
-        let spooled = spool_base64(self.xml.get_mut(), self.spool_dir)?;
+        let spooled = spool_base64(self.xml.get_mut(), self.export)?;
         note.spooled = Some(spooled);
         Ok(())
     }
@@ -390,16 +389,6 @@ impl<R: BufRead> EnexReader<'_, R> {
         }
         Ok(())
     }
-}
-
-/// The text a reference in the XML stands for (`&amp;` is `&`); an unknown one is kept
-/// as it was written.
-fn resolve_reference(r: &BytesRef<'_>) -> String {
-    if let Ok(Some(c)) = r.resolve_char_ref() {
-        return c.to_string();
-    }
-    let name: &str = r;
-    resolve_predefined_entity(name).map_or_else(|| format!("&{name};"), str::to_owned)
 }
 
 /// An ENEX time: basic ISO 8601 in UTC, `20200528T141404Z`.

@@ -19,6 +19,7 @@ mod html_table;
 pub mod joplin;
 pub mod keep;
 pub mod markdown_vault;
+mod spool;
 pub mod standard_notes;
 #[cfg(test)]
 mod test_sink;

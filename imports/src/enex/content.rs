@@ -340,7 +340,7 @@ impl<'a> Rewrite<'a> {
             }
             Event::GeneralRef(r) => {
                 if let Some(code) = self.code.as_mut() {
-                    code.push_str(&resolve_entity(&r));
+                    code.push_str(&resolve_reference(&r));
                 }
             }
             _ => {}
@@ -410,9 +410,9 @@ fn attribute(e: &BytesStart<'_>, key: &str) -> Option<String> {
         })
 }
 
-/// The text a reference stands for (`&amp;`, `&#160;`); ENML's HTML entities beyond
-/// XML's five are kept as written, except the common no-break space.
-fn resolve_entity(r: &BytesRef<'_>) -> String {
+/// The text a reference stands for (`&amp;`, `&#160;`); HTML's entities beyond XML's
+/// five are kept as written, except the common no-break space.
+pub(super) fn resolve_reference(r: &BytesRef<'_>) -> String {
     if let Ok(Some(c)) = r.resolve_char_ref() {
         return c.to_string();
     }

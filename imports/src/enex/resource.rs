@@ -36,14 +36,14 @@ impl Spooled {
 }
 
 /// Decodes the base64 text at `src`'s position (up to the `<` of `</data>`) into a
-/// temporary file in `dir`. The temporary file is never larger than the export, which
+/// temporary file beside the export at `export`. The temporary file is never larger than the export, which
 /// holds the same bytes in base64; the memory used is a buffer's.
 pub(super) fn spool_base64<R: BufRead>(
     src: &mut Tracked<R>,
-    dir: &Path,
+    export: &Path,
 ) -> Result<Spooled, ReadError> {
     let line = src.line();
-    let file = tempfile::tempfile_in(dir)?;
+    let file = crate::spool::beside(export)?;
     let mut out = Hashing {
         file: BufWriter::new(file),
         md5: Md5::new(),
@@ -206,7 +206,8 @@ mod tests {
     fn wrapped_base64_is_decoded_into_the_spool_and_stops_at_the_closing_tag() {
         let xml = b"  aGVs\n  bG8g\r\n d29y bGQ=\n</data>rest".to_vec();
         let mut src = Tracked::new(io::Cursor::new(xml), 4);
-        let mut spooled = spool_base64(&mut src, &std::env::temp_dir()).unwrap();
+        let mut spooled =
+            spool_base64(&mut src, &std::env::temp_dir().join("export.enex")).unwrap();
         let mut bytes = String::new();
         spooled
             .rewind()
@@ -233,7 +234,7 @@ mod tests {
     #[test]
     fn data_that_is_not_base64_is_malformed() {
         let mut src = Tracked::new(io::Cursor::new(b"aGVs&bG8=</data>".to_vec()), 1 << 20);
-        let result = spool_base64(&mut src, &std::env::temp_dir());
+        let result = spool_base64(&mut src, &std::env::temp_dir().join("export.enex"));
         assert!(matches!(result, Err(ReadError::Malformed(m)) if m.contains("base64")));
     }
 

@@ -24,7 +24,7 @@ fn read_text(xml: &str, limits: &Limits) -> (Result<(), ReadError>, RecordingSin
     let mut sink = RecordingSink::default();
     let result = read_from(
         Cursor::new(xml.as_bytes().to_vec()),
-        &std::env::temp_dir(),
+        &std::env::temp_dir().join("export.enex"),
         &mut sink,
         limits,
     );
@@ -226,7 +226,7 @@ fn a_refused_file_is_named_as_text_and_an_unshown_one_is_listed_at_the_end() {
     };
     read_from(
         Cursor::new(xml.as_bytes().to_vec()),
-        &std::env::temp_dir(),
+        &std::env::temp_dir().join("export.enex"),
         &mut sink,
         &Limits::default(),
     )
@@ -308,7 +308,7 @@ fn every_sample_cut_anywhere_never_panics() {
             let mut sink = RecordingSink::default();
             let result = read_from(
                 Cursor::new(cut),
-                &std::env::temp_dir(),
+                &std::env::temp_dir().join("export.enex"),
                 &mut sink,
                 &Limits::default(),
             );

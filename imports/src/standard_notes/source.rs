@@ -36,8 +36,7 @@ impl Json {
         }
         let mut archive = Archive::open(path, limits)?;
         let member = find_member(&mut archive)?;
-        let dir = path.parent().unwrap_or(Path::new("."));
-        let mut spool = tempfile::tempfile_in(dir)?;
+        let mut spool = crate::spool::beside(path)?;
         let (entry, _) = archive.open_entry(&member)?;
         let copied = io::copy(&mut entry.take(MAX_JSON_BYTES + 1), &mut spool)?;
         if copied > MAX_JSON_BYTES {
