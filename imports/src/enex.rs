@@ -175,6 +175,9 @@ impl<R: BufRead> EnexReader<'_, R> {
         if tracked.was_over() {
             return self.too_large();
         }
+        if let quick_xml::Error::Io(e) = error {
+            return ReadError::Io(std::io::Error::new(e.kind(), e.to_string()));
+        }
         // Syntax errors are things left unclosed at the end of the input.
         let cut = if matches!(error, quick_xml::Error::Syntax(_)) {
             " (the file seems cut short)"

@@ -3,7 +3,7 @@ use std::io::Cursor;
 use md5::{Digest, Md5};
 
 use super::*;
-use crate::test_sink::{RecordingSink, cuts, sample};
+use crate::test_sink::{RecordingSink, cuts, garbles, sample};
 
 const SAMPLES: [&str; 5] = [
     "test-checklist.enex",
@@ -269,6 +269,21 @@ fn garbled_xml_is_malformed_with_its_line() {
 }
 
 #[test]
+fn bytes_that_are_not_utf8_are_malformed() {
+    let mut xml = b"<en-export><note><title>A".to_vec();
+    xml.push(0xFF);
+    xml.extend_from_slice(b"</title></note></en-export>");
+    let mut sink = RecordingSink::default();
+    let result = read_from(
+        Cursor::new(xml),
+        &std::env::temp_dir().join("export.enex"),
+        &mut sink,
+        &Limits::default(),
+    );
+    assert!(matches!(result, Err(ReadError::Malformed(_))), "{result:?}");
+}
+
+#[test]
 fn content_larger_than_the_note_limit_is_too_large() {
     let limits = Limits {
         note_bytes: 1000,
@@ -313,6 +328,23 @@ fn every_sample_cut_anywhere_never_panics() {
                 &Limits::default(),
             );
             assert!(result.is_err(), "{name}: a cut file is not read as whole");
+        }
+    }
+}
+
+#[test]
+fn every_sample_garbled_anywhere_never_panics() {
+    for name in SAMPLES {
+        let bytes = std::fs::read(sample("enex", name)).unwrap();
+        for garbled in garbles(&bytes) {
+            let mut sink = RecordingSink::default();
+            // Some garbles still read (a changed letter of text); none may panic.
+            let _ = read_from(
+                Cursor::new(garbled),
+                &std::env::temp_dir().join("export.enex"),
+                &mut sink,
+                &Limits::default(),
+            );
         }
     }
 }
