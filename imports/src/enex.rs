@@ -149,11 +149,11 @@ impl<R: BufRead> EnexReader<'_, R> {
             match event {
                 Event::Start(e) => {
                     let name = e.name().0.to_owned();
-                    self.start(name)?;
+                    self.start(name, false)?;
                 }
                 Event::Empty(e) => {
                     let name = e.name().0.to_owned();
-                    self.start(name)?;
+                    self.start(name, true)?;
                     self.end()?;
                 }
                 Event::End(_) => self.end()?,
@@ -203,7 +203,8 @@ impl<R: BufRead> EnexReader<'_, R> {
         ))
     }
 
-    fn start(&mut self, name: String) -> Result<(), ReadError> {
+    /// An element begins (`empty`: and ends at once, `<data/>`, so has no text).
+    fn start(&mut self, name: String, empty: bool) -> Result<(), ReadError> {
         if !self.seen_root {
             if name != "en-export" {
                 return Err(ReadError::Malformed(format!(
@@ -252,7 +253,7 @@ impl<R: BufRead> EnexReader<'_, R> {
             }
             (Some("resource"), "mime") => self.field = Some(Field::Mime),
             (Some("resource-attributes"), "file-name") => self.field = Some(Field::FileName),
-            (Some("resource"), "data") => self.spool()?,
+            (Some("resource"), "data") if !empty => self.spool()?,
             _ => {}
         }
         if let Some(Field::Deleted) = self.field
