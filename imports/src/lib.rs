@@ -12,6 +12,7 @@
 //! [`standard_notes`], [`joplin`] and [`markdown_vault`] (Obsidian or any folder).
 
 mod archive;
+mod data_url;
 pub mod detect;
 pub mod enex;
 mod html_markdown;

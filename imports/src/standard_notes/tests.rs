@@ -216,6 +216,21 @@ fn trashed_and_deleted_notes_are_skipped_and_duplicates_imported() {
 }
 
 #[test]
+fn a_rich_text_notes_inline_image_is_handed_over_before_the_note() {
+    let json = r#"{"version":"004","items":[{"uuid":"r","content_type":"Note","content":{
+        "title":"Pasted","noteType":"rich-text",
+        "text":"<p>Here <img src=\"data:image/gif;base64,R0lGODlhAQABAAAAACw=\"></p>"}}]}"#;
+    let (result, sink) = read_json(json);
+    result.unwrap();
+    assert_eq!(sink.files.len(), 1);
+    assert!(sink.files[0].bytes.starts_with(b"GIF89a"));
+    assert_eq!(
+        sink.note("Pasted").body,
+        format!("Here ![image.gif](/files/{})", sink.files[0].sha256)
+    );
+}
+
+#[test]
 fn a_super_note_becomes_markdown() {
     let json = r#"{"version":"004","items":[{"uuid":"s","content_type":"Note","content":{
         "title":"Super","noteType":"super","editorIdentifier":"com.standardnotes.super",
