@@ -21,12 +21,11 @@ use std::path::Path;
 
 use chrono::{DateTime, NaiveDateTime, Utc};
 use quick_xml::Reader;
-use quick_xml::escape::resolve_predefined_entity;
-use quick_xml::events::{BytesRef, Event};
+use quick_xml::events::Event;
 
 use crate::{FileIn, ForeignNote, Limits, ReadError, Sink, SkipReason};
-use content::{Resource, to_note_markdown};
-use resource::{Spooled, spool_base64};
+use content::{Resource, resolve_reference, to_note_markdown};
+use resource::{Spooled, skip_text, spool_base64};
 use tracked::Tracked;
 
 /// ENEX elements nest five deep (`en-export/note/resource/resource-attributes/file-name`);
@@ -35,9 +34,8 @@ const MAX_DEPTH: usize = 16;
 
 /// Reads the `.enex` at `path` into `sink`, note by note.
 pub fn read(path: &Path, sink: &mut dyn Sink, limits: &Limits) -> Result<(), ReadError> {
-    let spool_dir = path.parent().unwrap_or(Path::new("."));
     let file = BufReader::with_capacity(64 * 1024, File::open(path)?);
-    read_from(file, spool_dir, sink, limits)
+    read_from(file, path, sink, limits)
 }
 
 /// Where the text of the element being read goes.
@@ -102,7 +100,8 @@ impl NoteParts {
 /// The reading of one export.
 struct EnexReader<'a, R> {
     xml: Reader<Tracked<R>>,
-    spool_dir: &'a Path,
+    /// The export's path: resources are spooled beside it.
+    export: &'a Path,
     sink: &'a mut dyn Sink,
     limits: &'a Limits,
     /// The names of the open elements.
@@ -115,7 +114,7 @@ struct EnexReader<'a, R> {
 
 fn read_from<R: BufRead>(
     source: R,
-    spool_dir: &Path,
+    export: &Path,
     sink: &mut dyn Sink,
     limits: &Limits,
 ) -> Result<(), ReadError> {
@@ -125,7 +124,7 @@ fn read_from<R: BufRead>(
     xml.config_mut().check_end_names = true;
     let mut reader = EnexReader {
         xml,
-        spool_dir,
+        export,
         sink,
         limits,
         path: Vec::new(),
@@ -150,11 +149,11 @@ impl<R: BufRead> EnexReader<'_, R> {
             match event {
                 Event::Start(e) => {
                     let name = e.name().0.to_owned();
-                    self.start(name)?;
+                    self.start(name, false)?;
                 }
                 Event::Empty(e) => {
                     let name = e.name().0.to_owned();
-                    self.start(name)?;
+                    self.start(name, true)?;
                     self.end()?;
                 }
                 Event::End(_) => self.end()?,
@@ -175,6 +174,9 @@ impl<R: BufRead> EnexReader<'_, R> {
         let tracked = self.xml.get_ref();
         if tracked.was_over() {
             return self.too_large();
+        }
+        if let quick_xml::Error::Io(e) = error {
+            return ReadError::Io(std::io::Error::new(e.kind(), e.to_string()));
         }
         // Syntax errors are things left unclosed at the end of the input.
         let cut = if matches!(error, quick_xml::Error::Syntax(_)) {
@@ -201,7 +203,8 @@ impl<R: BufRead> EnexReader<'_, R> {
         ))
     }
 
-    fn start(&mut self, name: String) -> Result<(), ReadError> {
+    /// An element begins (`empty`: and ends at once, `<data/>`, so has no text).
+    fn start(&mut self, name: String, empty: bool) -> Result<(), ReadError> {
         if !self.seen_root {
             if name != "en-export" {
                 return Err(ReadError::Malformed(format!(
@@ -250,7 +253,7 @@ impl<R: BufRead> EnexReader<'_, R> {
             }
             (Some("resource"), "mime") => self.field = Some(Field::Mime),
             (Some("resource-attributes"), "file-name") => self.field = Some(Field::FileName),
-            (Some("resource"), "data") => self.spool()?,
+            (Some("resource"), "data") if !empty => self.spool()?,
             _ => {}
         }
         if let Some(Field::Deleted) = self.field
@@ -265,13 +268,12 @@ impl<R: BufRead> EnexReader<'_, R> {
     /// Decodes a `<data>`'s base64 (read straight from the file, past the XML reader,
     /// whose next event is then `</data>`).
     fn spool(&mut self) -> Result<(), ReadError> {
-        let Some(note) = self.note.as_mut() else {
+        let Some(note) = self.note.as_mut().filter(|n| !n.deleted) else {
+            // Not imported: read past it, whatever its size.
+            skip_text(self.xml.get_mut())?;
             return Ok(());
         };
-        if note.deleted {
-            return Ok(());
-        }
-        let spooled = spool_base64(self.xml.get_mut(), self.spool_dir)?;
+        let spooled = spool_base64(self.xml.get_mut(), self.export)?;
         note.spooled = Some(spooled);
         Ok(())
     }
@@ -391,16 +393,6 @@ impl<R: BufRead> EnexReader<'_, R> {
         }
         Ok(())
     }
-}
-
-/// The text a reference in the XML stands for (`&amp;` is `&`); an unknown one is kept
-/// as it was written.
-fn resolve_reference(r: &BytesRef<'_>) -> String {
-    if let Ok(Some(c)) = r.resolve_char_ref() {
-        return c.to_string();
-    }
-    let name: &str = r;
-    resolve_predefined_entity(name).map_or_else(|| format!("&{name};"), str::to_owned)
 }
 
 /// An ENEX time: basic ISO 8601 in UTC, `20200528T141404Z`.

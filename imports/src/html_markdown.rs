@@ -123,6 +123,7 @@ pub(crate) fn to_markdown(html: &str, placeholders: &Placeholders) -> String {
             ..Options::default()
         })
         .skip_tags(vec!["script", "style", "head", "title", "meta"])
+        .add_handler(vec!["table"], crate::html_table::table)
         .build();
     let flattened = limit_depth(html, MAX_DEPTH);
     // htmd's conversion reads from a string and cannot fail; should that change, the
@@ -247,6 +248,18 @@ mod tests {
         let p = Placeholders::default();
         let text = strip_markers("a\u{E000}0\u{E001}b");
         assert_eq!(to_markdown(&text, &p), "a0b");
+    }
+
+    #[test]
+    fn tables_without_header_cells_become_tables_headed_by_their_first_row() {
+        let md = convert(
+            "<table><tbody><tr><td><b>Item</b></td><td>Price</td></tr>\
+             <tr><td>Tea | green</td><td>3</td></tr><tr><td>Cake</td></tr></tbody></table><p>After</p>",
+        );
+        assert_eq!(
+            md,
+            "| **Item** | Price |\n| --- | --- |\n| Tea \\| green | 3 |\n| Cake |  |\n\nAfter"
+        );
     }
 
     #[test]

@@ -103,7 +103,7 @@ impl Notes<'_> {
             self.gathered.code_notes.contains(&item.uuid),
             text,
         );
-        let body = to_body(format, text);
+        let body = to_body(format, text, self.sink)?;
         let flag = |key: &str| {
             content.get(key).and_then(Value::as_bool) == Some(true)
                 || content

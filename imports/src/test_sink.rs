@@ -93,3 +93,19 @@ pub(crate) fn cuts(bytes: &[u8]) -> Vec<Vec<u8>> {
         .map(|i| bytes[..bytes.len() * i / 21].to_vec())
         .collect()
 }
+
+/// `bytes` with one byte replaced, at 20 places spread over their length, by characters
+/// that matter to XML, JSON and zip readers (the fuzz-ish tests' other inputs).
+pub(crate) fn garbles(bytes: &[u8]) -> Vec<Vec<u8>> {
+    const NOISE: [u8; 5] = [b'<', b'&', b'"', 0xFF, b']'];
+    (1..=20)
+        .map(|i| {
+            let mut garbled = bytes.to_vec();
+            let at = bytes.len() * i / 21;
+            if let Some(byte) = garbled.get_mut(at) {
+                *byte = NOISE[i % NOISE.len()];
+            }
+            garbled
+        })
+        .collect()
+}

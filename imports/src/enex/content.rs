@@ -9,9 +9,9 @@ use quick_xml::escape::{escape, resolve_predefined_entity};
 use quick_xml::events::{BytesRef, BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 
-use super::resource::decode_data_url;
+use crate::data_url::DataUrl;
 use crate::html_markdown::{Placeholders, strip_markers, to_markdown};
-use crate::{FileIn, FileStored, ReadError, Sink, file_markdown};
+use crate::{FileStored, ReadError, Sink, file_markdown};
 
 /// A `<resource>` of the note, already handed to the sink.
 pub(super) struct Resource {
@@ -340,7 +340,7 @@ impl<'a> Rewrite<'a> {
             }
             Event::GeneralRef(r) => {
                 if let Some(code) = self.code.as_mut() {
-                    code.push_str(&resolve_entity(&r));
+                    code.push_str(&resolve_reference(&r));
                 }
             }
             _ => {}
@@ -367,17 +367,8 @@ impl<'a> Rewrite<'a> {
     fn image(&mut self, e: &BytesStart<'_>) -> Result<(), ReadError> {
         let src = attribute(e, "src").unwrap_or_default();
         let alt = attribute(e, "alt").unwrap_or_default();
-        if let Some(data) = decode_data_url(&src) {
-            let name = data.file_name();
-            let stored = self.sink.file(FileIn {
-                name: &name,
-                content_type: Some(&data.mime),
-                bytes: &mut data.bytes.as_slice(),
-            })?;
-            let shown = match stored {
-                FileStored::Stored { sha256 } => file_markdown(&name, &sha256, Some(&data.mime)),
-                FileStored::Refused { .. } => name,
-            };
+        if let Some(image) = DataUrl::decode(&src) {
+            let shown = image.store(self.sink)?;
             let token = self.placeholders.markdown(shown);
             self.html.push_str(&token);
         } else if !src.starts_with("data:") && !src.is_empty() {
@@ -410,9 +401,9 @@ fn attribute(e: &BytesStart<'_>, key: &str) -> Option<String> {
         })
 }
 
-/// The text a reference stands for (`&amp;`, `&#160;`); ENML's HTML entities beyond
-/// XML's five are kept as written, except the common no-break space.
-fn resolve_entity(r: &BytesRef<'_>) -> String {
+/// The text a reference stands for (`&amp;`, `&#160;`); HTML's entities beyond XML's
+/// five are kept as written, except the common no-break space.
+pub(super) fn resolve_reference(r: &BytesRef<'_>) -> String {
     if let Ok(Some(c)) = r.resolve_char_ref() {
         return c.to_string();
     }

@@ -1,24 +1,16 @@
-//! The bytes of an .enex note's files: a `<resource>`'s base64 `<data>` (streamed into a
+//! The bytes of an .enex note's files: a `<resource>`'s base64 `<data>`, streamed into a
 //! temporary file while its MD5 is computed, since the resource's name and type come
-//! after its data) and the `data:` URLs of images written into the content itself.
+//! after its data.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
-use base64::Engine;
-use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
-use base64::engine::{DecodePaddingMode, general_purpose};
 use md5::{Digest, Md5};
 
 use super::tracked::Tracked;
 use crate::ReadError;
-
-/// Base64 as Evernote writes it, and as data: URLs may (padding present or not).
-const BASE64: GeneralPurpose = GeneralPurpose::new(
-    &base64::alphabet::STANDARD,
-    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
-);
+use crate::data_url::BASE64;
 
 /// A resource's bytes, decoded into a temporary file (gone when dropped).
 pub(super) struct Spooled {
@@ -36,14 +28,14 @@ impl Spooled {
 }
 
 /// Decodes the base64 text at `src`'s position (up to the `<` of `</data>`) into a
-/// temporary file in `dir`. The temporary file is never larger than the export, which
+/// temporary file beside the export at `export`. The temporary file is never larger than the export, which
 /// holds the same bytes in base64; the memory used is a buffer's.
 pub(super) fn spool_base64<R: BufRead>(
     src: &mut Tracked<R>,
-    dir: &Path,
+    export: &Path,
 ) -> Result<Spooled, ReadError> {
     let line = src.line();
-    let file = tempfile::tempfile_in(dir)?;
+    let file = crate::spool::beside(export)?;
     let mut out = Hashing {
         file: BufWriter::new(file),
         md5: Md5::new(),
@@ -62,6 +54,28 @@ pub(super) fn spool_base64<R: BufRead>(
     let md5 = hex::encode(out.md5.finalize());
     let file = out.file.into_inner().map_err(|e| e.into_error())?;
     Ok(Spooled { file, md5 })
+}
+
+/// Reads past the text at `src`'s position (up to the next `<`) without keeping it: the
+/// data of a resource that is not imported, however large.
+pub(super) fn skip_text<R: BufRead>(src: &mut Tracked<R>) -> io::Result<()> {
+    loop {
+        src.start_event();
+        let available = src.fill_buf()?;
+        if available.is_empty() {
+            return Ok(());
+        }
+        match available.iter().position(|&b| b == b'<') {
+            Some(at) => {
+                src.consume(at);
+                return Ok(());
+            }
+            None => {
+                let n = available.len();
+                src.consume(n);
+            }
+        }
+    }
 }
 
 /// The base64 letters of a text up to the next `<`, without the whitespace that wraps it.
@@ -131,51 +145,6 @@ impl Write for Hashing {
     }
 }
 
-/// An image written into the content as a `data:` URL.
-pub(super) struct DataUrl {
-    pub mime: String,
-    pub bytes: Vec<u8>,
-}
-
-impl DataUrl {
-    /// A name for the file, from its type (`image.png`), since a data: URL has none.
-    pub fn file_name(&self) -> String {
-        let extension = match self.mime.as_str() {
-            "image/png" => "png",
-            "image/jpeg" => "jpg",
-            "image/gif" => "gif",
-            "image/webp" => "webp",
-            "image/svg+xml" => "svg",
-            _ => return "attachment".into(),
-        };
-        format!("image.{extension}")
-    }
-}
-
-/// Decodes `data:[type][;base64],data` (RFC 2397); `None` if `url` is not one or its
-/// data does not decode. The URL is part of a note's content, so it is bounded by it.
-pub(super) fn decode_data_url(url: &str) -> Option<DataUrl> {
-    let rest = url.trim().strip_prefix("data:")?;
-    let (header, data) = rest.split_once(',')?;
-    let mut parts = header.split(';');
-    let mime = parts
-        .next()
-        .filter(|m| !m.is_empty())
-        .unwrap_or("text/plain")
-        .to_ascii_lowercase();
-    let is_base64 = parts.any(|p| p.eq_ignore_ascii_case("base64"));
-    let bytes = if is_base64 {
-        let letters: Vec<u8> = data.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-        general_purpose::STANDARD
-            .decode(&letters)
-            .or_else(|_| BASE64.decode(&letters))
-            .ok()?
-    } else {
-        percent_encoding::percent_decode_str(data).collect()
-    };
-    Some(DataUrl { mime, bytes })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -184,7 +153,8 @@ mod tests {
     fn wrapped_base64_is_decoded_into_the_spool_and_stops_at_the_closing_tag() {
         let xml = b"  aGVs\n  bG8g\r\n d29y bGQ=\n</data>rest".to_vec();
         let mut src = Tracked::new(io::Cursor::new(xml), 4);
-        let mut spooled = spool_base64(&mut src, &std::env::temp_dir()).unwrap();
+        let mut spooled =
+            spool_base64(&mut src, &std::env::temp_dir().join("export.enex")).unwrap();
         let mut bytes = String::new();
         spooled
             .rewind()
@@ -200,24 +170,18 @@ mod tests {
     }
 
     #[test]
-    fn data_that_is_not_base64_is_malformed() {
-        let mut src = Tracked::new(io::Cursor::new(b"aGVs&bG8=</data>".to_vec()), 1 << 20);
-        let result = spool_base64(&mut src, &std::env::temp_dir());
-        assert!(matches!(result, Err(ReadError::Malformed(m)) if m.contains("base64")));
+    fn skipped_text_is_read_past_whatever_its_size() {
+        let mut xml = vec![b'A'; 100_000];
+        xml.extend_from_slice(b"</data>");
+        let mut src = Tracked::new(io::Cursor::new(xml), 16);
+        skip_text(&mut src).unwrap();
+        assert_eq!(src.offset(), 100_000);
     }
 
     #[test]
-    fn data_urls_decode_from_base64_and_from_percent_encoding() {
-        let png = decode_data_url("data:image/png;base64,aGVs\nbG8=").unwrap();
-        assert_eq!(
-            (png.mime.as_str(), png.bytes.as_slice()),
-            ("image/png", &b"hello"[..])
-        );
-        assert_eq!(png.file_name(), "image.png");
-        let svg = decode_data_url("data:image/svg+xml,%3csvg%3e%3c/svg%3e").unwrap();
-        assert_eq!(svg.bytes, b"<svg></svg>");
-        assert_eq!(svg.file_name(), "image.svg");
-        assert!(decode_data_url("https://example.com/a.png").is_none());
-        assert!(decode_data_url("data:image/png;base64,!!!").is_none());
+    fn data_that_is_not_base64_is_malformed() {
+        let mut src = Tracked::new(io::Cursor::new(b"aGVs&bG8=</data>".to_vec()), 1 << 20);
+        let result = spool_base64(&mut src, &std::env::temp_dir().join("export.enex"));
+        assert!(matches!(result, Err(ReadError::Malformed(m)) if m.contains("base64")));
     }
 }

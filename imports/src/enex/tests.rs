@@ -3,7 +3,7 @@ use std::io::Cursor;
 use md5::{Digest, Md5};
 
 use super::*;
-use crate::test_sink::{RecordingSink, cuts, sample};
+use crate::test_sink::{RecordingSink, cuts, garbles, sample};
 
 const SAMPLES: [&str; 5] = [
     "test-checklist.enex",
@@ -24,7 +24,7 @@ fn read_text(xml: &str, limits: &Limits) -> (Result<(), ReadError>, RecordingSin
     let mut sink = RecordingSink::default();
     let result = read_from(
         Cursor::new(xml.as_bytes().to_vec()),
-        &std::env::temp_dir(),
+        &std::env::temp_dir().join("export.enex"),
         &mut sink,
         limits,
     );
@@ -178,6 +178,41 @@ fn a_deleted_note_is_skipped_and_its_files_are_not_handed_over() {
 }
 
 #[test]
+fn a_deleted_notes_resource_larger_than_the_note_limit_is_read_past() {
+    let data = "QUFB".repeat(10_000);
+    let xml = format!(
+        "<en-export><note><title>Gone</title><deleted>20200101T000000Z</deleted><resource>\
+         <data encoding=\"base64\">{data}</data></resource></note><note><title>Kept</title>\
+         </note></en-export>"
+    );
+    let limits = Limits {
+        note_bytes: 1000,
+        ..Limits::default()
+    };
+    let (result, sink) = read_text(&xml, &limits);
+    result.unwrap();
+    assert_eq!(sink.skipped.len(), 1);
+    assert_eq!(sink.notes[0].title, "Kept");
+}
+
+#[test]
+fn a_resource_larger_than_the_note_limit_is_streamed_to_the_sink() {
+    let bytes = vec![7u8; 30_000];
+    let data = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &bytes);
+    let xml = format!(
+        "<en-export><note><title>Big file</title><resource><data>{data}</data>\
+         <mime>application/octet-stream</mime></resource></note></en-export>"
+    );
+    let limits = Limits {
+        note_bytes: 1000,
+        ..Limits::default()
+    };
+    let (result, sink) = read_text(&xml, &limits);
+    result.unwrap();
+    assert_eq!(sink.files[0].bytes, bytes);
+}
+
+#[test]
 fn a_refused_file_is_named_as_text_and_an_unshown_one_is_listed_at_the_end() {
     let xml = "<en-export><note><title>Files</title><content><![CDATA[<en-note><div>See \
                <en-media hash=\"fc3ff98e8c6a0d3087d515c0473f8677\" type=\"text/plain\"/></div>\
@@ -191,7 +226,7 @@ fn a_refused_file_is_named_as_text_and_an_unshown_one_is_listed_at_the_end() {
     };
     read_from(
         Cursor::new(xml.as_bytes().to_vec()),
-        &std::env::temp_dir(),
+        &std::env::temp_dir().join("export.enex"),
         &mut sink,
         &Limits::default(),
     )
@@ -234,6 +269,21 @@ fn garbled_xml_is_malformed_with_its_line() {
 }
 
 #[test]
+fn bytes_that_are_not_utf8_are_malformed() {
+    let mut xml = b"<en-export><note><title>A".to_vec();
+    xml.push(0xFF);
+    xml.extend_from_slice(b"</title></note></en-export>");
+    let mut sink = RecordingSink::default();
+    let result = read_from(
+        Cursor::new(xml),
+        &std::env::temp_dir().join("export.enex"),
+        &mut sink,
+        &Limits::default(),
+    );
+    assert!(matches!(result, Err(ReadError::Malformed(_))), "{result:?}");
+}
+
+#[test]
 fn content_larger_than_the_note_limit_is_too_large() {
     let limits = Limits {
         note_bytes: 1000,
@@ -273,11 +323,28 @@ fn every_sample_cut_anywhere_never_panics() {
             let mut sink = RecordingSink::default();
             let result = read_from(
                 Cursor::new(cut),
-                &std::env::temp_dir(),
+                &std::env::temp_dir().join("export.enex"),
                 &mut sink,
                 &Limits::default(),
             );
             assert!(result.is_err(), "{name}: a cut file is not read as whole");
+        }
+    }
+}
+
+#[test]
+fn every_sample_garbled_anywhere_never_panics() {
+    for name in SAMPLES {
+        let bytes = std::fs::read(sample("enex", name)).unwrap();
+        for garbled in garbles(&bytes) {
+            let mut sink = RecordingSink::default();
+            // Some garbles still read (a changed letter of text); none may panic.
+            let _ = read_from(
+                Cursor::new(garbled),
+                &std::env::temp_dir().join("export.enex"),
+                &mut sink,
+                &Limits::default(),
+            );
         }
     }
 }

@@ -5,7 +5,9 @@ use serde_json::Value;
 
 use super::super_note;
 use super::tags::{CODE_EDITORS, HTML_EDITORS};
+use crate::data_url::store_inline_images;
 use crate::html_markdown::{Placeholders, strip_markers, to_markdown};
+use crate::{ReadError, Sink};
 
 /// How a note's text is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,14 +62,23 @@ fn looks_like_html(text: &str) -> bool {
         && text.contains("</")
 }
 
-/// The text as Markdown.
-pub(super) fn to_body(format: Format, text: &str) -> String {
-    match format {
+/// The text as Markdown; the images an HTML text holds as `data:` URLs are handed to
+/// `sink` first.
+pub(super) fn to_body(
+    format: Format,
+    text: &str,
+    sink: &mut dyn Sink,
+) -> Result<String, ReadError> {
+    Ok(match format {
         Format::Markdown => text.to_owned(),
-        Format::Html => to_markdown(&strip_markers(text), &Placeholders::default()),
+        Format::Html => {
+            let mut placeholders = Placeholders::default();
+            let html = store_inline_images(&strip_markers(text), &mut placeholders, sink)?;
+            to_markdown(&html, &placeholders)
+        }
         Format::Code => fenced(text),
         Format::Super => super_note::to_markdown(text).unwrap_or_else(|| text.to_owned()),
-    }
+    })
 }
 
 /// `text` in a fenced code block, its fence longer than any run of backticks inside.
@@ -90,6 +101,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::test_sink::RecordingSink;
 
     #[test]
     fn the_format_comes_from_the_note_type_then_the_editor_then_the_text() {
@@ -119,10 +131,9 @@ mod tests {
 
     #[test]
     fn code_is_fenced_past_its_own_backticks() {
-        assert_eq!(
-            to_body(Format::Code, "a ```` b\n"),
-            "`````\na ```` b\n`````"
-        );
-        assert_eq!(to_body(Format::Code, "x = 1"), "```\nx = 1\n```");
+        let mut sink = RecordingSink::default();
+        let mut body = |text| to_body(Format::Code, text, &mut sink).unwrap();
+        assert_eq!(body("a ```` b\n"), "`````\na ```` b\n`````");
+        assert_eq!(body("x = 1"), "```\nx = 1\n```");
     }
 }

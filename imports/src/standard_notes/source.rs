@@ -36,10 +36,12 @@ impl Json {
         }
         let mut archive = Archive::open(path, limits)?;
         let member = find_member(&mut archive)?;
-        let dir = path.parent().unwrap_or(Path::new("."));
-        let mut spool = tempfile::tempfile_in(dir)?;
+        let mut spool = crate::spool::beside(path)?;
         let (entry, _) = archive.open_entry(&member)?;
-        let copied = io::copy(&mut entry.take(MAX_JSON_BYTES + 1), &mut spool)?;
+        // The zip was read whole by now; what fails here is its member's unpacking.
+        let copied = io::copy(&mut entry.take(MAX_JSON_BYTES + 1), &mut spool).map_err(|e| {
+            ReadError::Malformed(format!("the backup's zip is damaged ({member}: {e})"))
+        })?;
         if copied > MAX_JSON_BYTES {
             return Err(ReadError::TooLarge(format!(
                 "the backup's {member} unpacks to more than {MAX_JSON_BYTES} bytes"

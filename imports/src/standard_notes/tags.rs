@@ -52,7 +52,9 @@ impl Gathered {
     /// Takes in one item of pass 1.
     pub fn take(&mut self, item: Item) -> Result<(), ReadError> {
         if item.content.is_string() {
-            self.encrypted = true;
+            // A note or tag still encrypted: the whole backup is (other items, such as
+            // keys, may stay encrypted in a decrypted one).
+            self.encrypted |= matches!(item.content_type.as_str(), "Note" | "Tag");
             return Ok(());
         }
         if item.deleted {
