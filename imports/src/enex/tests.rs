@@ -348,3 +348,18 @@ fn every_sample_garbled_anywhere_never_panics() {
         }
     }
 }
+
+#[test]
+fn a_sink_that_stops_ends_the_reading() {
+    let mut sink = RecordingSink {
+        stop_after: Some(1),
+        ..RecordingSink::default()
+    };
+    let result = read(
+        &sample("enex", "test-links.enex"),
+        &mut sink,
+        &Limits::default(),
+    );
+    assert!(matches!(result, Err(ReadError::Stopped)), "{result:?}");
+    assert_eq!(sink.notes.len(), 1);
+}

@@ -323,3 +323,18 @@ fn every_sample_garbled_anywhere_never_panics() {
         }
     }
 }
+
+#[test]
+fn a_sink_that_stops_ends_the_reading() {
+    let mut sink = RecordingSink {
+        stop_after: Some(2),
+        ..RecordingSink::default()
+    };
+    let result = read(
+        &sample("standardnotes", Y2023),
+        &mut sink,
+        &Limits::default(),
+    );
+    assert!(matches!(result, Err(ReadError::Stopped)), "{result:?}");
+    assert_eq!(sink.notes.len(), 2);
+}
