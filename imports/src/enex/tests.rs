@@ -305,6 +305,27 @@ fn content_larger_than_the_note_limit_is_too_large() {
 }
 
 #[test]
+fn a_note_listing_more_files_than_its_limit_allows_is_too_large() {
+    let resource = "<resource><data>QQ==</data></resource>";
+    let xml = format!(
+        "<en-export><note><title>Many</title>{}</note></en-export>",
+        resource.repeat(10)
+    );
+    let limits = Limits {
+        note_bytes: 1000,
+        ..Limits::default()
+    };
+    let (result, _) = read_text(&xml, &limits);
+    assert!(
+        matches!(&result, Err(ReadError::TooLarge(m)) if m.contains("Many")),
+        "{result:?}"
+    );
+    let (result, sink) = read_text(&xml, &Limits::default());
+    result.unwrap();
+    assert_eq!(sink.files.len(), 10);
+}
+
+#[test]
 fn more_notes_than_the_limit_is_too_large() {
     let limits = Limits {
         notes: 1,
