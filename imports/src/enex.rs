@@ -32,6 +32,9 @@ use tracked::Tracked;
 /// deeper is not an export.
 const MAX_DEPTH: usize = 16;
 
+/// What one resource's entry in a note's table counts for against `Limits::note_bytes`.
+const RESOURCE_WEIGHT: u64 = 256;
+
 /// Reads the `.enex` at `path` into `sink`, note by note.
 pub fn read(path: &Path, sink: &mut dyn Sink, limits: &Limits) -> Result<(), ReadError> {
     let file = BufReader::with_capacity(64 * 1024, File::open(path)?);
@@ -319,6 +322,12 @@ impl<R: BufRead> EnexReader<'_, R> {
         let Some(mut spooled) = note.spooled.take() else {
             return Ok(());
         };
+        // The table of a note's resources is held until the note ends: each counts
+        // against the note's bytes, so one note cannot list a million tiny files.
+        note.held = note.held.saturating_add(RESOURCE_WEIGHT);
+        if note.held > self.limits.note_bytes {
+            return Err(self.too_large());
+        }
         let name = if file_name.is_empty() {
             "attachment".to_owned()
         } else {

@@ -23,6 +23,8 @@ pub(crate) struct RecordingSink {
     pub skipped: Vec<(String, SkipReason)>,
     /// Files larger than this are refused (after reading them to their end).
     pub refuse_over: Option<usize>,
+    /// Once this many notes are kept, the next one asks the reading to stop.
+    pub stop_after: Option<usize>,
 }
 
 impl Sink for RecordingSink {
@@ -49,6 +51,9 @@ impl Sink for RecordingSink {
     }
 
     fn note(&mut self, note: ForeignNote) -> Result<(), Stop> {
+        if self.stop_after.is_some_and(|n| self.notes.len() >= n) {
+            return Err(Stop);
+        }
         self.notes.push(note);
         Ok(())
     }

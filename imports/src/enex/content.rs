@@ -3,7 +3,7 @@
 //! with what Markdown says differently (checkboxes, files, code blocks) put in as
 //! [`Placeholders`].
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use quick_xml::escape::{escape, resolve_predefined_entity};
 use quick_xml::events::{BytesRef, BytesStart, Event};
@@ -78,7 +78,7 @@ pub(super) fn to_note_markdown(
         ciphers: 0,
         item_open_after: None,
         code: None,
-        resources,
+        resources: resources.iter().map(|r| (r.md5.as_str(), r)).collect(),
         shown: HashSet::new(),
         sink,
     };
@@ -127,7 +127,8 @@ struct Rewrite<'a> {
     item_open_after: Option<usize>,
     /// The text of the code block being read.
     code: Option<String>,
-    resources: &'a [Resource],
+    /// The note's resources by their MD5.
+    resources: HashMap<&'a str, &'a Resource>,
     shown: HashSet<&'a str>,
     sink: &'a mut dyn Sink,
 }
@@ -350,7 +351,7 @@ impl<'a> Rewrite<'a> {
     /// The Markdown for `<en-media hash>`: its resource's link, else its name, else a
     /// word saying a file was there.
     fn media(&mut self, hash: &str, mime: Option<String>) -> String {
-        match self.resources.iter().find(|r| r.md5 == hash) {
+        match self.resources.get(hash).copied() {
             Some(resource) => {
                 self.shown.insert(resource.md5.as_str());
                 resource.markdown()

@@ -305,6 +305,27 @@ fn content_larger_than_the_note_limit_is_too_large() {
 }
 
 #[test]
+fn a_note_listing_more_files_than_its_limit_allows_is_too_large() {
+    let resource = "<resource><data>QQ==</data></resource>";
+    let xml = format!(
+        "<en-export><note><title>Many</title>{}</note></en-export>",
+        resource.repeat(10)
+    );
+    let limits = Limits {
+        note_bytes: 1000,
+        ..Limits::default()
+    };
+    let (result, _) = read_text(&xml, &limits);
+    assert!(
+        matches!(&result, Err(ReadError::TooLarge(m)) if m.contains("Many")),
+        "{result:?}"
+    );
+    let (result, sink) = read_text(&xml, &Limits::default());
+    result.unwrap();
+    assert_eq!(sink.files.len(), 10);
+}
+
+#[test]
 fn more_notes_than_the_limit_is_too_large() {
     let limits = Limits {
         notes: 1,
@@ -316,7 +337,7 @@ fn more_notes_than_the_limit_is_too_large() {
 }
 
 #[test]
-fn every_sample_cut_anywhere_never_panics() {
+fn every_sample_cut_anywhere_is_malformed_and_never_panics() {
     for name in SAMPLES {
         let bytes = std::fs::read(sample("enex", name)).unwrap();
         for cut in cuts(&bytes) {
@@ -327,7 +348,10 @@ fn every_sample_cut_anywhere_never_panics() {
                 &mut sink,
                 &Limits::default(),
             );
-            assert!(result.is_err(), "{name}: a cut file is not read as whole");
+            assert!(
+                matches!(result, Err(ReadError::Malformed(_))),
+                "{name}: a cut file is Malformed, not {result:?}"
+            );
         }
     }
 }
@@ -347,4 +371,19 @@ fn every_sample_garbled_anywhere_never_panics() {
             );
         }
     }
+}
+
+#[test]
+fn a_sink_that_stops_ends_the_reading() {
+    let mut sink = RecordingSink {
+        stop_after: Some(1),
+        ..RecordingSink::default()
+    };
+    let result = read(
+        &sample("enex", "test-links.enex"),
+        &mut sink,
+        &Limits::default(),
+    );
+    assert!(matches!(result, Err(ReadError::Stopped)), "{result:?}");
+    assert_eq!(sink.notes.len(), 1);
 }

@@ -290,7 +290,7 @@ fn more_notes_than_the_limit_is_too_large() {
 }
 
 #[test]
-fn every_sample_cut_anywhere_never_panics() {
+fn every_sample_cut_anywhere_is_malformed_and_never_panics() {
     let member = sample(
         "standardnotes",
         "extracted/Standard Notes Backup and Import File-custom/\
@@ -304,8 +304,8 @@ fn every_sample_cut_anywhere_never_panics() {
             let (_dir, path) = backup_file(&cut);
             let (result, _) = read_path(&path, &Limits::default());
             assert!(
-                result.is_err(),
-                "{}: a cut file is not read as whole",
+                matches!(result, Err(ReadError::Malformed(_))),
+                "{}: a cut file is Malformed, not {result:?}",
                 input.display()
             );
         }
@@ -322,4 +322,19 @@ fn every_sample_garbled_anywhere_never_panics() {
             let _ = read_path(&path, &Limits::default());
         }
     }
+}
+
+#[test]
+fn a_sink_that_stops_ends_the_reading() {
+    let mut sink = RecordingSink {
+        stop_after: Some(2),
+        ..RecordingSink::default()
+    };
+    let result = read(
+        &sample("standardnotes", Y2023),
+        &mut sink,
+        &Limits::default(),
+    );
+    assert!(matches!(result, Err(ReadError::Stopped)), "{result:?}");
+    assert_eq!(sink.notes.len(), 2);
 }
