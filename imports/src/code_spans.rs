@@ -16,7 +16,7 @@ fn code_ranges(text: &str) -> Vec<Range<usize>> {
     for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
         let is_code = matches!(event, Event::Code(_) | Event::Start(Tag::CodeBlock(_)));
         // A block's range holds the spans inside it: keep only the outermost.
-        if is_code && !ranges.last().is_some_and(|last| last.end > range.start) {
+        if is_code && ranges.last().is_none_or(|last| last.end <= range.start) {
             ranges.push(range);
         }
     }

@@ -89,10 +89,10 @@ fn top_level(yaml: &str) -> Option<Vec<(String, Value)>> {
             }
             Event::MappingEnd | Event::SequenceEnd => {
                 depth = depth.saturating_sub(1);
-                if depth == 1 {
-                    if let (Some(k), Some(items)) = (key.take(), list.take()) {
-                        values.push((k, Value::List(items)));
-                    }
+                if depth == 1
+                    && let (Some(k), Some(items)) = (key.take(), list.take())
+                {
+                    values.push((k, Value::List(items)));
                 }
             }
             Event::Scalar(text, ..) => match depth {
