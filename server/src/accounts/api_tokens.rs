@@ -170,7 +170,10 @@ mod tests {
 
     #[test]
     fn a_token_name_is_trimmed_short_and_on_one_line() {
-        assert_eq!(valid_token_name("  backup script ").unwrap(), "backup script");
+        assert_eq!(
+            valid_token_name("  backup script ").unwrap(),
+            "backup script"
+        );
         assert_eq!(
             valid_token_name(&"é".repeat(TOKEN_NAME_MAX_CHARS)).unwrap(),
             "é".repeat(TOKEN_NAME_MAX_CHARS)

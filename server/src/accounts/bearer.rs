@@ -80,9 +80,8 @@ pub async fn sign_in(
 /// update itself checks again, so requests at once on several replicas write it once.
 fn note_use(state: &AppState, id: &str, last_used: Option<&str>) {
     let now = timestamp::now();
-    let since = timestamp::format(
-        now - chrono::Duration::from_std(LAST_USED_EVERY).unwrap_or_default(),
-    );
+    let since =
+        timestamp::format(now - chrono::Duration::from_std(LAST_USED_EVERY).unwrap_or_default());
     if last_used.is_some_and(|used| used >= since.as_str()) {
         return;
     }
