@@ -314,7 +314,7 @@ mod tests {
             user_id: "ada-id".into(),
             username: "ada".into(),
             admin: false,
-            via: super::Credential::Session("hash".into()),
+            via: crate::records::Credential::Session("hash".into()),
         };
         assert!(check_owner(Some("ada-id"), &viewer).is_ok());
         assert!(check_owner(Some(" ada-id "), &viewer).is_ok());
