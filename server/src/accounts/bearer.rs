@@ -9,9 +9,11 @@
 //!   Everything else — sessions, passwords, tokens, invitations, users, setup, the pages —
 //!   is 403 `token-not-allowed`: a leaked token cannot lock its person out or make more.
 //! - When it was last used is written at most once a minute per token, off the request's
-//!   path, not at every request.
+//!   path, not at every request (nor at every request of a burst: [`NOTED`]).
 
-use std::time::Duration;
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use axum::http::Method;
 
@@ -76,13 +78,38 @@ pub async fn sign_in(
     Ok(viewer)
 }
 
+/// The tokens this process noted a use of lately, and when: a burst of requests with a
+/// token not used for a while (all reading the same old `last_used_at`) sends one update,
+/// not one each.
+static NOTED: Mutex<Option<HashMap<String, Instant>>> = Mutex::new(None);
+/// Past this many tokens in [`NOTED`], the ones noted longer ago than a minute are dropped.
+const NOTED_AT_MOST: usize = 4096;
+
+/// Whether this process should write a use of token `id` now (and it is marked as done).
+fn first_use_this_minute(id: &str) -> bool {
+    let now = Instant::now();
+    let mut noted = NOTED.lock().unwrap_or_else(PoisonError::into_inner);
+    let noted = noted.get_or_insert_with(HashMap::new);
+    if noted
+        .get(id)
+        .is_some_and(|at| now.duration_since(*at) < LAST_USED_EVERY)
+    {
+        return false;
+    }
+    if noted.len() >= NOTED_AT_MOST {
+        noted.retain(|_, at| now.duration_since(*at) < LAST_USED_EVERY);
+    }
+    noted.insert(id.to_owned(), now);
+    true
+}
+
 /// Writes that the token was used now, unless it was within [`LAST_USED_EVERY`]. The
 /// update itself checks again, so requests at once on several replicas write it once.
 fn note_use(state: &AppState, id: &str, last_used: Option<&str>) {
     let now = timestamp::now();
     let since =
         timestamp::format(now - chrono::Duration::from_std(LAST_USED_EVERY).unwrap_or_default());
-    if last_used.is_some_and(|used| used >= since.as_str()) {
+    if last_used.is_some_and(|used| used >= since.as_str()) || !first_use_this_minute(id) {
         return;
     }
     let (store, id) = (state.store.clone(), id.to_owned());
@@ -100,6 +127,14 @@ fn note_use(state: &AppState, id: &str, last_used: Option<&str>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_burst_of_requests_with_one_token_notes_its_use_once() {
+        let id = uuid::Uuid::new_v4().to_string();
+        assert!(first_use_this_minute(&id));
+        assert!(!first_use_this_minute(&id));
+        assert!(first_use_this_minute(&format!("{id}-other")));
+    }
 
     #[test]
     fn a_token_opens_the_notes_and_their_files_and_nothing_of_the_account() {
