@@ -57,6 +57,15 @@ impl Archive {
         })
     }
 
+    /// The first (at most) `max` bytes of the entry `name` once unpacked: enough to tell
+    /// what it is without unpacking it all.
+    pub fn read_start(&mut self, name: &str, max: u64) -> Result<Vec<u8>, ReadError> {
+        let entry = self.zip.by_name(name).map_err(|e| missing(name, e))?;
+        let mut bytes = Vec::new();
+        entry.take(max).read_to_end(&mut bytes)?;
+        Ok(bytes)
+    }
+
     /// The entry `name` as a stream of its unpacked bytes (the reader bounds how much it
     /// takes), and when it was last changed, as the archive says.
     pub fn open_entry(

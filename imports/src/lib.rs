@@ -12,12 +12,28 @@
 //! [`standard_notes`], [`joplin`] and [`markdown_vault`] (Obsidian or any folder).
 
 mod archive;
+mod attachments;
+mod bundle;
+mod code_spans;
 pub mod detect;
 pub mod enex;
+mod front_matter;
+mod html_markdown;
 pub mod joplin;
+mod joplin_item;
+mod joplin_links;
+mod json_prefix;
 pub mod keep;
 pub mod markdown_vault;
 pub mod standard_notes;
+mod tarball;
+#[cfg(test)]
+mod test_sink;
+#[cfg(test)]
+mod test_support;
+mod vault;
+mod vault_links;
+mod when;
 
 use std::io::{self, Read};
 use std::path::Path;

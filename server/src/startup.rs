@@ -176,11 +176,12 @@ pub fn router(state: AppState) -> Router {
         .fallback_service(site_files(&state))
         // A file's bytes (marked `FileBytes`) are never compressed: compressing would drop
         // their length and their ranges, and their ETag would name other bytes. The site's
-        // assets are, though they offer ranges too (ServeDir's `Accept-Ranges`).
+        // assets are, though they offer ranges too (ServeDir's `Accept-Ranges`). Nor is an
+        // import's progress, whose lines a compressor would hold back.
         .layer(
             CompressionLayer::new().compress_when(DefaultPredicate::new().and(
-                |_: StatusCode, _: Version, _: &HeaderMap, extensions: &Extensions| {
-                    extensions.get::<FileBytes>().is_none()
+                |_: StatusCode, _: Version, headers: &HeaderMap, extensions: &Extensions| {
+                    extensions.get::<FileBytes>().is_none() && !is_progress_stream(headers)
                 },
             )),
         )
@@ -293,4 +294,14 @@ fn static_assets(site_root: &str, hashed: bool) -> Router {
             header::CACHE_CONTROL,
             cache_control,
         ))
+}
+
+/// An import's lines of progress (`application/x-ndjson`).
+fn is_progress_stream(headers: &HeaderMap) -> bool {
+    headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .is_some_and(|t| {
+            t.as_bytes()
+                .starts_with(app::api::IMPORT_PROGRESS_TYPE.as_bytes())
+        })
 }

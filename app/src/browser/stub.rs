@@ -50,7 +50,8 @@ pub fn resume_draft(_page: PageState, _editor: Editor) -> bool {
 }
 
 /// Importing an export file.
-pub fn import_file(_event: leptos::ev::Event, _message: RwSignal<Option<String>>) {}
+pub fn import_file(_event: leptos::ev::Event, _stage: RwSignal<crate::state::import::ImportStage>) {
+}
 
 /// Files pasted into an editor's body.
 pub fn attach_pasted(

@@ -7,6 +7,7 @@ pub mod account_files;
 pub mod account_tokens;
 pub mod attachments;
 pub mod compose;
+pub mod import_form;
 pub mod local_time;
 pub mod masthead;
 pub mod note_body;

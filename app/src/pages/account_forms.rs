@@ -9,9 +9,9 @@ use leptos_router::hooks::{use_params_map, use_query_map};
 use crate::api::ProblemSlug;
 use crate::components::account_files::AccountFiles;
 use crate::components::account_tokens::AccountTokens;
+use crate::components::import_form::ImportForm;
 use crate::components::local_time::LocalTime;
 use crate::data;
-use crate::door;
 
 /// The words for an error code a form came back with.
 fn explain(code: &str, retry: Option<u64>) -> String {
@@ -233,18 +233,6 @@ fn AccountName() -> impl IntoView {
                 })
             })}
         </Suspense>
-    }
-}
-
-/// Import an export: sends the zip to `/api/import` (needs JavaScript).
-#[component]
-fn ImportForm() -> impl IntoView {
-    let message = RwSignal::new(None::<String>);
-    let on_change = move |ev: leptos::ev::Event| door::import_file(ev, message);
-    view! {
-        <label for="import-file">"Import an export (importing the same one twice adds nothing)"</label>
-        <input id="import-file" type="file" accept=".zip,application/zip" on:change=on_change />
-        <p class="muted" role="status">{move || message.get()}</p>
     }
 }
 

@@ -9,6 +9,7 @@ pub mod connection;
 pub mod editor;
 pub mod feed;
 pub mod feed_cursor;
+pub mod import;
 pub mod known_notes;
 pub mod notices;
 pub mod queue;

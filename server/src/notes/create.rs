@@ -1,6 +1,6 @@
 //! Creating a note: the operation the idempotency pipeline runs once per key.
 
-use app::api::{FORM_PATH, Note, RevisionKind};
+use app::api::{FORM_PATH, IMPORT_PATH, Note, RevisionKind};
 
 use super::new_note::ValidNewNote;
 use crate::error::ApiError;
@@ -11,6 +11,17 @@ use crate::storage::{NoteWrites, PastWrite};
 pub struct CreateNote {
     note: ValidNewNote,
     fingerprint: Fingerprint,
+    /// When an imported note was made and last changed in the app it came from.
+    times: Option<ImportedTimes>,
+}
+
+/// An imported note's own times, kept instead of the time of the import: RFC 3339 in UTC,
+/// neither ahead of the server's clock nor before 1970, `updated_at` not before
+/// `created_at`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportedTimes {
+    pub created_at: String,
+    pub updated_at: String,
 }
 
 /// What a create did.
@@ -38,7 +49,32 @@ impl CreateNote {
     /// A create sent to the API: the request is its title, body and `written_at`.
     pub fn from_api(note: ValidNewNote) -> Self {
         let fingerprint = note.fingerprint();
-        Self { note, fingerprint }
+        Self {
+            note,
+            fingerprint,
+            times: None,
+        }
+    }
+
+    /// A note of another app's export, made with its own times. The times are part of
+    /// the request, so an export read again (the same note, the same times) is a replay.
+    pub fn from_import(note: ValidNewNote, times: ImportedTimes) -> Self {
+        let fingerprint = Fingerprint::of(
+            "POST",
+            IMPORT_PATH,
+            &[
+                &note.title,
+                &note.body,
+                &note.written_at,
+                &times.created_at,
+                &times.updated_at,
+            ],
+        );
+        Self {
+            note,
+            fingerprint,
+            times: Some(times),
+        }
     }
 
     /// A create sent by the page's form without JavaScript. A form has no `written_at`
@@ -46,7 +82,11 @@ impl CreateNote {
     /// title and body are.
     pub fn from_form(note: ValidNewNote) -> Self {
         let fingerprint = Fingerprint::of("POST", FORM_PATH, &[&note.title, &note.body]);
-        Self { note, fingerprint }
+        Self {
+            note,
+            fingerprint,
+            times: None,
+        }
     }
 }
 
@@ -83,7 +123,11 @@ impl Operation for CreateNote {
             }
             Some(_) => return Err(ApiError::IdempotencyKeyReused),
         }
-        let note = self.note.to_note();
+        let mut note = self.note.to_note();
+        if let Some(times) = &self.times {
+            note.created_at.clone_from(&times.created_at);
+            note.updated_at.clone_from(&times.updated_at);
+        }
         if tx.insert_note(scope, key, &self.fingerprint, &note).await? {
             tracing::info!(note_id = %note.id, "note saved");
             return Ok(Outcome::now(Created::Made(note)));

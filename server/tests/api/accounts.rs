@@ -809,7 +809,7 @@ async fn an_export_imported_twice_adds_its_notes_once() {
         .send()
         .await
         .unwrap();
-    assert_eq!(not_a_zip.status(), 400);
+    assert_eq!(not_a_zip.status(), 415, "no export of a kind we read");
 }
 
 #[tokio::test]

@@ -1,0 +1,298 @@
+use std::io::Write;
+use std::path::PathBuf;
+
+use super::*;
+use crate::test_sink::{RecordingSink, cuts, sample};
+
+const Y2022: &str = "Standard Notes Backup - Fri Jan 14 2022 10_31_29 GMT+0500.zip";
+const Y2023: &str = "Standard Notes Backup - Tue Aug 29 2023 08_51_11 GMT-0700.zip";
+const CUSTOM: &str = "Standard Notes Backup and Import File-custom.zip";
+const ZIPS: [&str; 3] = [Y2022, Y2023, CUSTOM];
+
+fn read_path(path: &Path, limits: &Limits) -> (Result<(), ReadError>, RecordingSink) {
+    let mut sink = RecordingSink::default();
+    let result = read(path, &mut sink, limits);
+    (result, sink)
+}
+
+fn read_sample(name: &str) -> RecordingSink {
+    let (result, sink) = read_path(&sample("standardnotes", name), &Limits::default());
+    result.unwrap();
+    sink
+}
+
+/// A backup written to a temporary folder (kept alive with the path).
+fn backup_file(bytes: &[u8]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("backup.txt");
+    std::fs::File::create(&path)
+        .unwrap()
+        .write_all(bytes)
+        .unwrap();
+    (dir, path)
+}
+
+fn read_json(json: &str) -> (Result<(), ReadError>, RecordingSink) {
+    let (_dir, path) = backup_file(json.as_bytes());
+    read_path(&path, &Limits::default())
+}
+
+fn time(text: &str) -> Option<DateTime<Utc>> {
+    Some(DateTime::parse_from_rfc3339(text).unwrap().to_utc())
+}
+
+#[test]
+fn the_2022_backup_gives_63_notes_with_4_pinned_and_3_archived() {
+    let sink = read_sample(Y2022);
+    assert_eq!(sink.notes.len(), 63);
+    assert!(sink.skipped.is_empty());
+    assert_eq!(sink.notes.iter().filter(|n| n.pinned).count(), 4);
+    assert_eq!(sink.notes.iter().filter(|n| n.archived).count(), 3);
+    assert!(sink.note("Good-humored inflexibility").pinned);
+    assert!(sink.note("Service password").archived);
+    assert!(sink.files.is_empty());
+}
+
+#[test]
+fn dotted_tags_become_nested_tags() {
+    let sink = read_sample(Y2022);
+    assert_eq!(
+        sink.note("Idea for todo").tags,
+        ["business", "business/finance"]
+    );
+    assert_eq!(sink.note("Python code").tags, ["codebox", "codebox/python"]);
+    assert_eq!(sink.note("Notes on vingar").tags, ["food", "food/recipes"]);
+    assert!(sink.note("Master Todo").tags.is_empty());
+    let mut names: Vec<&str> = sink
+        .notes
+        .iter()
+        .flat_map(|n| n.tags.iter().map(String::as_str))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    // 26 tags, of which the 6 under art.* and Archived.* and Big name no note.
+    assert_eq!(names.len(), 20, "{names:?}");
+}
+
+#[test]
+fn parent_references_nest_tags_too() {
+    let json = r#"{"version":"004","items":[
+        {"uuid":"t1","content_type":"Tag","content":{"title":"business","references":[]}},
+        {"uuid":"t2","content_type":"Tag","content":{"title":"finance","references":[
+            {"uuid":"t1","content_type":"Tag","reference_type":"TagToParentTag"},
+            {"uuid":"n1","content_type":"Note"}]}},
+        {"uuid":"n1","content_type":"Note","content":{"title":"Budget","text":"x","references":[]}}
+    ]}"#;
+    let (result, sink) = read_json(json);
+    result.unwrap();
+    assert_eq!(sink.note("Budget").tags, ["business/finance"]);
+}
+
+#[test]
+fn html_bodies_become_markdown_and_markdown_bodies_stay() {
+    let sink = read_sample(Y2022);
+    let project = &sink.note("Project Notes").body;
+    assert!(
+        project.starts_with("### **The Device Ready**\n\nTo antiquated TV"),
+        "{project}"
+    );
+    assert!(
+        !project.contains("<p>") && !project.contains("<font"),
+        "{project}"
+    );
+    let android = &sink.note("Brainstorm with Android").body;
+    assert!(
+        android.starts_with("To allows users to brainstorm with Android"),
+        "{android}"
+    );
+    assert!(
+        android.contains("**Tools, its and I believe that Twitter is**"),
+        "{android}"
+    );
+    let markdown = &sink.note("Companies need to develop all five senses").body;
+    assert!(
+        markdown.starts_with("## Apps for and, Twitter.\n\nIs the way"),
+        "{markdown}"
+    );
+    let todo = &sink.note("Master Todo").body;
+    assert!(todo.starts_with("- [ ] UIs separately"), "{todo}");
+}
+
+#[test]
+fn code_editor_notes_become_code_blocks() {
+    let sink = read_sample(Y2022);
+    assert_eq!(sink.note("Note 57").body, "```\n# Hello World\n```");
+    assert!(
+        sink.note("CSS styles")
+            .body
+            .starts_with("```\n/* Some example CSS */")
+    );
+}
+
+#[test]
+fn times_come_from_the_microsecond_timestamps_else_the_iso_text() {
+    let sink = read_sample(Y2023);
+    let ithaka = sink.note("Ithaka");
+    assert_eq!(ithaka.created_at, time("2023-08-29T15:47:49.952Z"));
+    assert_eq!(ithaka.updated_at, time("2023-08-29T15:47:58.654544Z"));
+    let sink = read_sample(Y2022);
+    let todo = sink.note("Idea for todo");
+    assert_eq!(todo.created_at, time("2017-04-29T15:41:29.309Z"));
+    assert_eq!(todo.updated_at, time("2020-07-14T16:48:35.217Z"));
+    // Its server time is the epoch: the app's own change time stands in.
+    assert_eq!(
+        sink.note("Note 57").updated_at,
+        time("2022-01-13T08:44:54.868Z")
+    );
+}
+
+#[test]
+fn the_2023_backup_keeps_curly_quotes_and_its_two_tags() {
+    let sink = read_sample(Y2023);
+    assert_eq!(sink.notes.len(), 6);
+    let stone = &sink.note("Shoulder to the Stone").body;
+    assert!(
+        stone.starts_with("“It is neither our position nor our circumstances"),
+        "{stone}"
+    );
+    assert!(stone.ends_with("— Robert F. Kennedy Jr."), "{stone}");
+    let tagged = |tag: &str| sink.notes.iter().filter(|n| n.tags == [tag]).count();
+    assert_eq!((tagged("poems"), tagged("quotes")), (3, 3));
+}
+
+#[test]
+fn the_custom_backup_has_one_czech_note_among_other_items() {
+    let sink = read_sample(CUSTOM);
+    assert_eq!(sink.notes.len(), 1);
+    let note = sink.note("Nivovo-česneková pomazánka");
+    assert_eq!(
+        note.body,
+        "4 stroužky česneku\n250g tvarohu\n180g jogurtu\n200g nivy\nOlivový olej"
+    );
+    assert_eq!(note.source_id, "b84c300c-530a-4aca-b299-b6b19f0ec641");
+}
+
+#[test]
+fn the_json_itself_reads_as_the_zip_does() {
+    let member = sample(
+        "standardnotes",
+        "extracted/Standard Notes Backup - Tue Aug 29 2023 08_51_11 GMT-0700/\
+         Standard Notes Backup and Import File.txt",
+    );
+    let (result, from_json) = read_path(&member, &Limits::default());
+    result.unwrap();
+    let from_zip = read_sample(Y2023);
+    assert_eq!(from_json.notes, from_zip.notes);
+}
+
+#[test]
+fn reading_twice_gives_the_same_source_ids() {
+    for name in ZIPS {
+        let ids = |sink: RecordingSink| -> Vec<String> {
+            sink.notes.into_iter().map(|n| n.source_id).collect()
+        };
+        assert_eq!(ids(read_sample(name)), ids(read_sample(name)), "{name}");
+    }
+}
+
+#[test]
+fn trashed_and_deleted_notes_are_skipped_and_duplicates_imported() {
+    let json = r#"{"version":"004","items":[
+        {"uuid":"a","content_type":"Note","content":{"title":"In the trash","text":"x","trashed":true}},
+        {"uuid":"b","content_type":"Note","deleted":true},
+        {"uuid":"c","content_type":"Note","duplicate_of":"d","content":{"title":"Copy","text":"y"}}
+    ]}"#;
+    let (result, sink) = read_json(json);
+    result.unwrap();
+    assert_eq!(
+        sink.skipped,
+        [
+            ("In the trash".to_owned(), SkipReason::Trashed),
+            ("Untitled note b".to_owned(), SkipReason::Deleted)
+        ]
+    );
+    assert_eq!(sink.notes.len(), 1);
+    assert_eq!(sink.notes[0].title, "Copy");
+}
+
+#[test]
+fn a_super_note_becomes_markdown() {
+    let json = r#"{"version":"004","items":[{"uuid":"s","content_type":"Note","content":{
+        "title":"Super","noteType":"super","editorIdentifier":"com.standardnotes.super",
+        "text":"{\"root\":{\"type\":\"root\",\"children\":[{\"type\":\"list\",\"listType\":\"check\",\"children\":[{\"type\":\"listitem\",\"checked\":true,\"children\":[{\"type\":\"text\",\"text\":\"milk\",\"format\":0}]}]}]}}"}}]}"#;
+    let (result, sink) = read_json(json);
+    result.unwrap();
+    assert_eq!(sink.note("Super").body, "- [x] milk");
+}
+
+#[test]
+fn an_encrypted_backup_says_to_export_a_decrypted_one() {
+    let json = r#"{"version":"004","keyParams":{"identifier":"a@b.c","version":"004"},"items":[
+        {"uuid":"a","content_type":"Note","content":"004:abcd:efgh:ijkl","enc_item_key":"004:x"}]}"#;
+    let (result, sink) = read_json(json);
+    assert!(
+        matches!(&result, Err(ReadError::Malformed(m)) if m.contains("encrypted") && m.contains("decrypted")),
+        "{result:?}"
+    );
+    assert!(sink.notes.is_empty());
+}
+
+#[test]
+fn json_of_another_shape_is_malformed() {
+    for json in [
+        "{\"notes\":[]}",
+        "[1,2]",
+        "{\"items\":[",
+        "{\"items\":[{\"uuid\":1}]}",
+        "",
+    ] {
+        let (result, _) = read_json(json);
+        assert!(
+            matches!(result, Err(ReadError::Malformed(_))),
+            "{json}: {result:?}"
+        );
+    }
+}
+
+#[test]
+fn an_item_larger_than_the_note_limit_is_too_large() {
+    let limits = Limits {
+        note_bytes: 10_000,
+        ..Limits::default()
+    };
+    let (result, _) = read_path(&sample("standardnotes", Y2023), &limits);
+    assert!(matches!(result, Err(ReadError::TooLarge(_))), "{result:?}");
+}
+
+#[test]
+fn more_notes_than_the_limit_is_too_large() {
+    let limits = Limits {
+        notes: 5,
+        ..Limits::default()
+    };
+    let (result, _) = read_path(&sample("standardnotes", Y2023), &limits);
+    assert!(matches!(result, Err(ReadError::TooLarge(_))), "{result:?}");
+}
+
+#[test]
+fn every_sample_cut_anywhere_never_panics() {
+    let member = sample(
+        "standardnotes",
+        "extracted/Standard Notes Backup and Import File-custom/\
+         Standard Notes Backup and Import File.txt",
+    );
+    let mut inputs: Vec<PathBuf> = ZIPS.iter().map(|z| sample("standardnotes", z)).collect();
+    inputs.push(member);
+    for input in inputs {
+        let bytes = std::fs::read(&input).unwrap();
+        for cut in cuts(&bytes) {
+            let (_dir, path) = backup_file(&cut);
+            let (result, _) = read_path(&path, &Limits::default());
+            assert!(
+                result.is_err(),
+                "{}: a cut file is not read as whole",
+                input.display()
+            );
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! Tar archives (Joplin's `.jex`) read without trusting them, with the same bounds as a
+//! zip: the members are listed once (at most [`Limits::entries`]), then each is read in
+//! place by seeking to its bytes, so a member can be read after the ones that follow it
+//! without unpacking anything to disk or memory.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::path::Path;
+
+use tar::EntryType;
+
+use crate::{Limits, ReadError};
+
+/// Where one member's bytes are in the tar.
+#[derive(Clone, Copy)]
+struct Member {
+    offset: u64,
+    size: u64,
+    modified: Option<chrono::NaiveDateTime>,
+}
+
+/// An open tar and the place of each of its members.
+pub(crate) struct Tarball {
+    file: File,
+    names: Vec<String>,
+    members: HashMap<String, Member>,
+}
+
+impl Tarball {
+    /// Lists the tar at `path`, refusing one that holds more members than `limits` allow.
+    /// Only plain files are listed (links, folders and sparse files are not notes).
+    pub fn open(path: &Path, limits: &Limits) -> Result<Self, ReadError> {
+        let file = File::open(path)?;
+        let mut archive = tar::Archive::new(BufReader::new(file.try_clone()?));
+        let mut names = Vec::new();
+        let mut members = HashMap::new();
+        let mut listed = 0usize;
+        let entries = archive
+            .entries_with_seek()
+            .map_err(|e| ReadError::Malformed(format!("not a tar that can be read: {e}")))?;
+        for entry in entries {
+            let entry =
+                entry.map_err(|e| ReadError::Malformed(format!("a broken tar member: {e}")))?;
+            listed += 1;
+            if listed > limits.entries {
+                return Err(ReadError::TooLarge(format!(
+                    "the archive lists more than {} entries; at most that many are read",
+                    limits.entries
+                )));
+            }
+            if !matches!(
+                entry.header().entry_type(),
+                EntryType::Regular | EntryType::Continuous
+            ) {
+                continue;
+            }
+            let name = entry.path()?.to_string_lossy().into_owned();
+            let modified = entry
+                .header()
+                .mtime()
+                .ok()
+                .and_then(|t| i64::try_from(t).ok())
+                .and_then(|t| chrono::DateTime::from_timestamp(t, 0))
+                .map(|t| t.naive_utc());
+            let member = Member {
+                offset: entry.raw_file_position(),
+                size: entry.size(),
+                modified,
+            };
+            if members.insert(name.clone(), member).is_none() {
+                names.push(name);
+            }
+        }
+        Ok(Self {
+            file,
+            names,
+            members,
+        })
+    }
+
+    /// The names of the members that are files, in the tar's order.
+    pub fn file_names(&self) -> Vec<String> {
+        self.names.clone()
+    }
+
+    /// The member `name` as text, at most `max` bytes of it (more is
+    /// [`ReadError::TooLarge`]); bytes that are not UTF-8 are replaced.
+    pub fn read_text(&mut self, name: &str, max: u64) -> Result<String, ReadError> {
+        let (mut bytes_in, _) = self.open_entry(name)?;
+        let mut bytes = Vec::new();
+        (&mut bytes_in)
+            .take(max.saturating_add(1))
+            .read_to_end(&mut bytes)?;
+        if bytes.len() as u64 > max {
+            return Err(ReadError::TooLarge(format!(
+                "{name} unpacks to more than {max} bytes"
+            )));
+        }
+        Ok(match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        })
+    }
+
+    /// The member `name` as a stream of its bytes, and when it was last changed.
+    pub fn open_entry(
+        &mut self,
+        name: &str,
+    ) -> Result<(impl Read + '_, Option<chrono::NaiveDateTime>), ReadError> {
+        let member = *self
+            .members
+            .get(name)
+            .ok_or_else(|| ReadError::Malformed(format!("the archive has no member {name}")))?;
+        self.file.seek(SeekFrom::Start(member.offset))?;
+        Ok((
+            BufReader::new(&mut self.file).take(member.size),
+            member.modified,
+        ))
+    }
+}
