@@ -188,7 +188,22 @@ async fn a_bearer_token_reads_and_writes_notes_search_tags_changes_events_and_fi
     assert_eq!(get("/api/files").await.unwrap().status(), 200);
     let export = get("/api/export").await.unwrap();
     assert_eq!(export.status(), 200);
-    assert!(!export.bytes().await.unwrap().is_empty());
+    let zip = export.bytes().await.unwrap();
+    let import = || {
+        script
+            .post(app.url("/api/import"))
+            .header("content-type", "application/zip")
+            .body(zip.clone())
+            .send()
+    };
+    assert_eq!(import().await.unwrap().status(), 200);
+    let after_first = app.note_count().await;
+    assert_eq!(import().await.unwrap().status(), 200);
+    assert_eq!(
+        app.note_count().await,
+        after_first,
+        "the same export imported twice adds nothing the second time"
+    );
 }
 
 #[tokio::test]
