@@ -53,7 +53,6 @@ pub fn AccountTokens() -> impl IntoView {
             />
             <div class="actions"><button type="submit">"Create a token"</button></div>
         </form>
-        <noscript><p class="muted">"Tokens are made and revoked with JavaScript on."</p></noscript>
         <p class="notice" role="alert">{move || message.get()}</p>
         {move || made.get().map(|token| view! { <MadeToken token /> })}
         <div data-testid="account-tokens">
