@@ -108,6 +108,19 @@ async fn a_token_is_shown_once_and_the_database_keeps_only_its_digest() {
 }
 
 #[tokio::test]
+async fn the_account_page_has_a_labelled_form_for_tokens_and_never_shows_one() {
+    let app = spawn_app().await;
+    let made = make_token(&app, &app.client, "script").await;
+    let page = app.get("/account").await;
+    assert_eq!(page.status(), 200);
+    let html = page.text().await.unwrap();
+    assert!(html.contains("Tokens for scripts"), "{html}");
+    assert!(html.contains(r#"<label for="token-name">Name of the new token</label>"#));
+    assert!(html.contains(r#"id="token-name""#));
+    assert!(!html.contains(&made.token));
+}
+
+#[tokio::test]
 async fn a_bearer_token_reads_and_writes_notes_search_tags_changes_events_and_files() {
     let app = spawn_app().await;
     let script = bearer(&make_token(&app, &app.client, "script").await.token);
