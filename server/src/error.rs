@@ -125,6 +125,15 @@ pub enum ApiError {
     TooManyAttempts { retry_after_secs: u64 },
     #[error("only an admin can do this")]
     AdminOnly,
+    /// Unknown, revoked, malformed, or its person disabled: never a fall back to a cookie.
+    #[error("this token is not valid (revoked, mistyped, or its account is disabled)")]
+    InvalidToken,
+    #[error(
+        "a personal access token does not open account management; sign in on the site for this"
+    )]
+    TokenNotAllowed,
+    #[error("this account has {0} tokens, as many as it may; revoke one first")]
+    TooManyTokens(usize),
     #[error("this request came from another site")]
     CrossSite,
     #[error("this invitation was used already or has expired")]
@@ -297,6 +306,9 @@ impl ApiError {
                 (StatusCode::TOO_MANY_REQUESTS, ProblemSlug::TooManyAttempts)
             }
             ApiError::AdminOnly => (StatusCode::FORBIDDEN, ProblemSlug::AdminOnly),
+            ApiError::InvalidToken => (StatusCode::UNAUTHORIZED, ProblemSlug::InvalidToken),
+            ApiError::TokenNotAllowed => (StatusCode::FORBIDDEN, ProblemSlug::TokenNotAllowed),
+            ApiError::TooManyTokens(_) => (StatusCode::CONFLICT, ProblemSlug::TooManyTokens),
             ApiError::CrossSite => (StatusCode::FORBIDDEN, ProblemSlug::CrossSiteRequest),
             ApiError::InvitationGone => (StatusCode::GONE, ProblemSlug::InvitationGone),
             ApiError::SetupDone => (StatusCode::GONE, ProblemSlug::SetupDone),
@@ -417,6 +429,13 @@ impl IntoResponse for ApiError {
         }
         if let ApiError::TooManyAttempts { retry_after_secs } = self {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
+        }
+        if let ApiError::InvalidToken = self {
+            // RFC 6750: a refused bearer says which scheme the route takes.
+            headers.insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer error=\"invalid_token\""),
+            );
         }
         if let ApiError::MethodNotAllowed { allow } = self {
             headers.insert(header::ALLOW, HeaderValue::from_static(allow));

@@ -159,6 +159,7 @@ pub fn router(state: AppState) -> Router {
         .merge(crate::tags::routes::router())
         .merge(crate::live::routes::router())
         .merge(accounts::routes::router())
+        .merge(accounts::api_tokens::router())
         .merge(transfer::router())
         .merge(crate::files::routes::router())
         .merge(accounts::forms::router())

@@ -92,6 +92,12 @@ problem_slugs! {
     TooManyAttempts => "too-many-attempts",
     /// 403: only an admin can do this.
     AdminOnly => "admin-only",
+    /// 401: an `Authorization: Bearer` token that is no one's (unknown, revoked, malformed).
+    InvalidToken => "invalid-token",
+    /// 403: a personal access token on a route it does not open (account management).
+    TokenNotAllowed => "token-not-allowed",
+    /// 409: the person has as many personal access tokens as the server keeps.
+    TooManyTokens => "too-many-tokens",
     /// 403: a request from another site.
     CrossSiteRequest => "cross-site-request",
     /// 410: an invitation used already or expired.

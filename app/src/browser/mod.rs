@@ -31,6 +31,7 @@ mod page_events;
 mod service_worker;
 mod sign_out;
 mod tab_lock;
+mod token_calls;
 
 pub use attach::{attach_dropped, attach_pasted, attach_picked};
 pub use commands::{
@@ -41,3 +42,4 @@ pub use file_list::load_files;
 pub use import::import_file;
 pub use page_events::{resume_draft, start};
 pub use sign_out::confirm_sign_out;
+pub use token_calls::{load_tokens, make_token, revoke_token};

@@ -83,5 +83,26 @@ pub fn attach_picked(
 /// Reading the person's files for the account page: only the browser does.
 pub fn load_files(_into: RwSignal<Option<Result<crate::api::FileList, String>>>) {}
 
+/// The account page's tokens: only the browser lists, makes and revokes them.
+pub fn load_tokens(_into: RwSignal<Option<Result<crate::api::TokenList, String>>>) {}
+
+/// Making a token.
+pub fn make_token(
+    _name: String,
+    _list: RwSignal<Option<Result<crate::api::TokenList, String>>>,
+    _made: RwSignal<Option<crate::api::TokenMade>>,
+    _message: RwSignal<Option<String>>,
+) {
+}
+
+/// Revoking a token.
+pub fn revoke_token(
+    _id: String,
+    _name: String,
+    _list: RwSignal<Option<Result<crate::api::TokenList, String>>>,
+    _message: RwSignal<Option<String>>,
+) {
+}
+
 /// Asking before signing out.
 pub fn confirm_sign_out(_event: leptos::ev::SubmitEvent, _page: PageState) {}

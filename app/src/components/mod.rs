@@ -1,9 +1,10 @@
 //! Pieces of pages: the masthead, the compose form, files attached to a note, the
-//! account's files, the status line, notices, the
+//! account's files and tokens, the status line, notices, the
 //! unsaved list, note cards and the notes list, pins, tags as links, times in the reader's
 //! zone.
 
 pub mod account_files;
+pub mod account_tokens;
 pub mod attachments;
 pub mod compose;
 pub mod import_form;

@@ -8,6 +8,7 @@ use leptos_router::hooks::{use_params_map, use_query_map};
 
 use crate::api::ProblemSlug;
 use crate::components::account_files::AccountFiles;
+use crate::components::account_tokens::AccountTokens;
 use crate::components::import_form::ImportForm;
 use crate::components::local_time::LocalTime;
 use crate::data;
@@ -186,7 +187,8 @@ pub fn InvitePage() -> impl IntoView {
     }
 }
 
-/// `/account`: change the password, export and import, the files in notes, sign out.
+/// `/account`: change the password, export and import, the files in notes, tokens for
+/// scripts, sign out.
 #[component]
 pub fn AccountPage() -> impl IntoView {
     let query = use_query_map();
@@ -214,6 +216,7 @@ pub fn AccountPage() -> impl IntoView {
             </p>
             <ImportForm />
             <AccountFiles />
+            <AccountTokens />
         </section>
     }
 }

@@ -132,8 +132,10 @@ async fn sign_out(
     viewer: Option<axum::Extension<Viewer>>,
     security: CookieSecurity,
 ) -> Response {
-    if let Some(viewer) = viewer {
-        if let Err(error) = state.store.sessions().delete_session(&viewer.session).await {
+    if let Some(viewer) = viewer
+        && let Some(session) = viewer.session()
+    {
+        if let Err(error) = state.store.sessions().delete_session(session).await {
             return back("/account", &error.into());
         }
         session::sessions_ended(&state.store, &viewer.user_id).await;

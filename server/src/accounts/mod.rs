@@ -6,6 +6,8 @@
 //!   their SHA-256.
 //! - `session`: the session cookie, the signed-in person of a request, and the guards that
 //!   refuse requests without one.
+//! - `bearer`: the same for a personal access token (`Authorization: Bearer`), and the
+//!   routes a token opens; `api_tokens`: making, listing and revoking them.
 //! - `limits`: sign-in attempts per account and per client address, counted in the
 //!   database so the limits hold across server processes.
 //! - `setup`: the first admin (from the environment, or a one-time link printed at start).
@@ -14,6 +16,8 @@
 //! A person's export and import are in `notes::transfer`.
 
 pub mod actions;
+pub mod api_tokens;
+pub mod bearer;
 pub mod forms;
 pub mod gate;
 pub mod limits;
@@ -25,7 +29,7 @@ pub mod tokens;
 
 use crate::error::ApiError;
 
-pub use crate::records::{NewUser, User, Viewer};
+pub use crate::records::{Credential, NewUser, User, Viewer};
 
 /// Longest username, in characters.
 pub const USERNAME_MAX: usize = 64;

@@ -92,12 +92,10 @@ async fn sign_out(
     viewer: Option<axum::Extension<Viewer>>,
     security: CookieSecurity,
 ) -> Result<Response, ApiError> {
-    if let Some(viewer) = viewer {
-        state
-            .store
-            .sessions()
-            .delete_session(&viewer.session)
-            .await?;
+    if let Some(viewer) = viewer
+        && let Some(session) = viewer.session()
+    {
+        state.store.sessions().delete_session(session).await?;
         session::sessions_ended(&state.store, &viewer.user_id).await;
     }
     Ok(with_session(StatusCode::NO_CONTENT, clear_cookie(security)))

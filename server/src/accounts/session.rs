@@ -19,6 +19,7 @@ use app::api::OWNER_HEADER;
 
 use super::{Viewer, tokens};
 use crate::error::ApiError;
+use crate::http::bearer::{Bearer, bearer};
 use crate::http::client::{ClientAddr, is_https};
 use crate::state::AppState;
 use crate::timestamp;
@@ -53,8 +54,28 @@ pub async fn sessions_ended(store: &crate::storage::Store, user_id: &str) {
 /// A session is kept alive at most this often (a write), not at every request.
 const KEEP_ALIVE_EVERY: Duration = Duration::from_secs(3600);
 
-/// Looks up the request's session cookie and attaches the signed-in person, if any.
+/// Looks up the request's bearer token (see `bearer`) or else its session cookie, and
+/// attaches the signed-in person, if any.
 pub async fn identify(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+    // A bearer replaces the cookie: the request is the token's person's or refused, and
+    // its cookie is dropped so nothing further down reads it.
+    match bearer(request.headers()) {
+        Bearer::Absent => {}
+        given => {
+            let (method, path) = (request.method().clone(), request.uri().path().to_owned());
+            return match super::bearer::sign_in(&state, given, &method, &path).await {
+                Ok(viewer) => {
+                    request.headers_mut().remove(header::COOKIE);
+                    request.extensions_mut().insert(viewer);
+                    next.run(request).await
+                }
+                Err(error) => {
+                    error.log(None);
+                    error.into_response()
+                }
+            };
+        }
+    }
     // A session kept alive in the database is kept alive in the browser too: its cookie
     // goes out again with the new lifetime.
     let mut renewed = None;
@@ -230,12 +251,10 @@ pub async fn start(
     previous: Option<&Viewer>,
     security: CookieSecurity,
 ) -> Result<HeaderValue, ApiError> {
-    if let Some(previous) = previous {
-        state
-            .store
-            .sessions()
-            .delete_session(&previous.session)
-            .await?;
+    if let Some(previous) = previous
+        && let Some(session) = previous.session()
+    {
+        state.store.sessions().delete_session(session).await?;
         sessions_ended(&state.store, &previous.user_id).await;
     }
     let token = tokens::new_token();
@@ -295,7 +314,7 @@ mod tests {
             user_id: "ada-id".into(),
             username: "ada".into(),
             admin: false,
-            session: "hash".into(),
+            via: crate::records::Credential::Session("hash".into()),
         };
         assert!(check_owner(Some("ada-id"), &viewer).is_ok());
         assert!(check_owner(Some(" ada-id "), &viewer).is_ok());

@@ -1,7 +1,8 @@
 //! HTTP concerns shared by every route: reading a request body within its limits, the
-//! `Host` check, the security headers, the 405 of a method a route does not have, and the
-//! `limit` of a page of results.
+//! `Authorization: Bearer` header, the `Host` check, the security headers, the 405 of a
+//! method a route does not have, and the `limit` of a page of results.
 
+pub mod bearer;
 pub mod body;
 pub mod client;
 pub mod csrf;

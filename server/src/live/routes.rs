@@ -131,7 +131,7 @@ async fn follow_events(
     let events = stream::events(Follow {
         store,
         scope: viewer.user_id,
-        session: viewer.session,
+        via: viewer.via,
         cursor,
         place,
     });

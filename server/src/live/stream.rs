@@ -4,7 +4,7 @@
 //! pulled, not pushed), and a client that vanished stops the stream at the next write
 //! that fails (a keep-alive comment every [`KEEP_ALIVE`]).
 //!
-//! It ends: when the session ends (`signed-out`, checked at each wake-up and every
+//! It ends: when the session or token ends (`signed-out`, checked at each wake-up and every
 //! [`SESSION_CHECK`]); after [`LIFETIME`] (the browser reconnects from its last id, so a
 //! half-open connection never holds a place for long); when the feed no longer covers its
 //! cursor (the reconnect is told 410); and at shutdown.
@@ -21,6 +21,7 @@ use tokio::time::Instant;
 use super::hub::Place;
 use super::page::read_page;
 use crate::error::ApiError;
+use crate::records::Credential;
 use crate::storage::Store;
 use crate::timestamp;
 
@@ -43,8 +44,8 @@ const RECONNECT: Duration = Duration::from_secs(1);
 pub struct Follow {
     pub store: Store,
     pub scope: String,
-    /// The SHA-256 of the session's token.
-    pub session: String,
+    /// What signed the stream in: a session, or a token (revoking it ends the stream).
+    pub via: Credential,
     /// The last seq sent (or the one the client asked to start after).
     pub cursor: i64,
     pub place: Place,
@@ -151,13 +152,27 @@ impl Running {
         }
     }
 
-    /// Whether the stream's session still signs its person in (a failing database is
-    /// given the benefit of the doubt: it is asked again at the next wake-up).
+    /// Whether the stream's session (or token) still signs its person in (a failing
+    /// database is given the benefit of the doubt: it is asked again at the next wake-up).
     async fn session_alive(&self) -> bool {
         let f = &self.follow;
         let now = timestamp::format(timestamp::now());
-        match f.store.sessions().session_viewer(&f.session, &now).await {
-            Ok(Some((viewer, _))) => viewer.user_id == f.scope,
+        let viewer = match &f.via {
+            Credential::Session(digest) => f
+                .store
+                .sessions()
+                .session_viewer(digest, &now)
+                .await
+                .map(|found| found.map(|(viewer, _)| viewer)),
+            Credential::Token { digest, .. } => f
+                .store
+                .api_tokens()
+                .token_viewer(digest)
+                .await
+                .map(|found| found.map(|(viewer, _)| viewer)),
+        };
+        match viewer {
+            Ok(Some(viewer)) => viewer.user_id == f.scope,
             Ok(None) => false,
             Err(_) => true,
         }

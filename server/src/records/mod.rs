@@ -14,7 +14,7 @@ pub use answer::{Answer, SavedAnswer, StoredAnswer};
 pub use claim::{Applied, ClaimTicket, NextAction};
 pub use fingerprint::Fingerprint;
 pub use key::{IdempotencyKey, KeyError};
-pub use people::{NewUser, User, Viewer};
+pub use people::{Credential, NewUser, User, Viewer};
 
 /// The scope of everything written before accounts existed (PROTOCOL.md §Server 8); the
 /// first admin takes it over at setup. Since then every scope is a user's id.

@@ -1,5 +1,5 @@
 //! Moving an install from SQLite to PostgreSQL (`server copy-to postgres://…`): every
-//! account, session, invitation, note, revision, tombstone, stored answer and file (its
+//! account, session, API token, invitation, note, revision, tombstone, stored answer and file (its
 //! bytes, the notes that refer to it, its person's usage), with their
 //! ids, keys and fingerprints unchanged — so a save still waiting in someone's browser is
 //! replayed by the new database exactly as the old one would have. Every row goes in with
@@ -58,7 +58,7 @@ struct Plain {
     key: &'static str,
 }
 
-const BEFORE_NOTES: [Plain; 5] = [
+const BEFORE_NOTES: [Plain; 6] = [
     Plain {
         table: "users",
         columns: "id, username, password_hash, is_admin, disabled_at, created_at, password_changed_at",
@@ -88,6 +88,16 @@ const BEFORE_NOTES: [Plain; 5] = [
         blobs: &[],
         order: "token_hash",
         key: "token_hash",
+    },
+    Plain {
+        table: "api_tokens",
+        columns: "id, user_id, name, digest, created_at, last_used_at",
+        booleans: &[],
+        integers: &[],
+        int4: &[],
+        blobs: &[],
+        order: "id",
+        key: "id",
     },
     Plain {
         table: "invitations",

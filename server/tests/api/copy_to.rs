@@ -1,6 +1,6 @@
 //! `server copy-to postgres://…`: an install moves from SQLite to PostgreSQL with every
-//! account, session, note, revision, stored answer and file, and copying twice adds
-//! nothing.
+//! account, session, API token, note, revision, stored answer and file, and copying
+//! twice adds nothing.
 //! Runs in the PostgreSQL pass of the suite (it needs a PostgreSQL server).
 
 use app::api::IDEMPOTENT_REPLAYED_HEADER;
@@ -53,6 +53,16 @@ async fn a_sqlite_install_copied_to_postgres_keeps_every_note_key_and_session_an
         .await
         .unwrap();
     assert_eq!(rename.status(), 200);
+    let script: app::api::TokenMade = old
+        .client
+        .post(old.url("/api/tokens"))
+        .json(&serde_json::json!({ "name": "script" }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     let session = old.session.clone().expect("signed in");
     old.shut_down(std::time::Duration::from_secs(10)).await;
 
@@ -80,6 +90,17 @@ async fn a_sqlite_install_copied_to_postgres_keeps_every_note_key_and_session_an
         me.status(),
         200,
         "the session from SQLite works on PostgreSQL"
+    );
+    let by_token = crate::helpers::anonymous()
+        .get(new.url("/api/notes"))
+        .bearer_auth(&script.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        by_token.status(),
+        200,
+        "the token from SQLite works on PostgreSQL"
     );
     let token = new.sign_in(ADMIN, ADMIN_PASSWORD).await;
     let client = client_with(&token);

@@ -35,5 +35,6 @@ mod tag_pages;
 mod tags_and_pins;
 mod tasks;
 mod test_db;
+mod tokens;
 mod transport;
 mod whose_write;

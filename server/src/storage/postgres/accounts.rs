@@ -170,7 +170,7 @@ impl PgStore {
         Ok(rows.into_iter().map(User::from).collect())
     }
 
-    /// Disables (ending every session) or enables a user; false if there is no such user.
+    /// Disables (ending every session, revoking every token) or enables a user; false if there is no such user.
     pub async fn set_disabled(
         &self,
         id: &str,
@@ -187,10 +187,13 @@ impl PgStore {
             .await?
             .rows_affected();
         if disabled_at.is_some() {
-            sqlx::query("DELETE FROM sessions WHERE user_id = $1")
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
+            // Its tokens too: enabling the account again brings none of them back.
+            for table in ["sessions", "api_tokens"] {
+                sqlx::query(&format!("DELETE FROM {table} WHERE user_id = $1"))
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+            }
         }
         tx.commit().await?;
         Ok(changed == 1)

@@ -16,6 +16,7 @@
 //!   replicas sweeping at once share the work, and no sweep waits for a save.
 
 mod accounts;
+mod api_tokens;
 mod changes;
 mod file_refs;
 mod files;

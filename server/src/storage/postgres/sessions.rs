@@ -2,7 +2,7 @@
 //! at sign-out.
 
 use super::PgStore;
-use crate::records::Viewer;
+use crate::records::{Credential, Viewer};
 use crate::storage::StorageError;
 
 impl PgStore {
@@ -47,7 +47,7 @@ impl PgStore {
                     user_id,
                     username,
                     admin,
-                    session: token_hash.to_owned(),
+                    via: Credential::Session(token_hash.to_owned()),
                 },
                 last_seen,
             )

@@ -14,6 +14,7 @@
 //!   `key_wait` at most; past that the answer is 503 `database-busy`.
 
 mod accounts;
+mod api_tokens;
 pub mod backup;
 mod changes;
 mod file_refs;

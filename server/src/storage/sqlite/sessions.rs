@@ -2,7 +2,7 @@
 //! sign-out.
 
 use super::SqliteStore;
-use crate::records::Viewer;
+use crate::records::{Credential, Viewer};
 use crate::storage::StorageError;
 
 impl SqliteStore {
@@ -48,7 +48,7 @@ impl SqliteStore {
                     user_id,
                     username,
                     admin,
-                    session: token_hash.to_owned(),
+                    via: Credential::Session(token_hash.to_owned()),
                 },
                 last_seen,
             )

@@ -1,8 +1,9 @@
 //! [`Store`]: the database the server runs on, and what it keeps grouped by concern.
 //! Each group is a small view borrowed from the store (`store.notes()`, `store.search()`,
-//! `store.accounts()`, `store.sessions()`, `store.limits()`, `store.sweeps()`, `store.files()`), one file
-//! here and one file per database (`sqlite/`, `postgres/`); a new concern is a new group,
-//! not more methods on one list. Opening, health and shutdown stay on [`Store`] itself.
+//! `store.accounts()`, `store.sessions()`, `store.api_tokens()`, `store.limits()`,
+//! `store.sweeps()`, `store.files()`), one file here and one file per database
+//! (`sqlite/`, `postgres/`); a new concern is a new group, not more methods on one list.
+//! Opening, health and shutdown stay on [`Store`] itself.
 
 /// Each method of a group hands the call to the database that runs; the handlers never
 /// know which one it is. (Defined before the groups' modules so they can use it.)
@@ -23,6 +24,7 @@ macro_rules! delegate {
 }
 
 pub mod accounts;
+pub mod api_tokens;
 pub mod changes;
 pub mod files;
 pub mod limits;

@@ -1,0 +1,126 @@
+//! Personal access tokens on PostgreSQL: made, listed, revoked, and read on each request
+//! that brings one.
+
+use super::{PgStore, unstorable};
+use crate::records::{Credential, Viewer};
+use crate::storage::StorageError;
+use crate::storage::store::api_tokens::TokenInfo;
+
+impl PgStore {
+    /// Locks the person's row first (`FOR NO KEY UPDATE`: it does not stop their other
+    /// writes, which only take a key-share lock on it), so creates at once — on any
+    /// replica — count one after another and the cap holds.
+    pub async fn create_api_token(
+        &self,
+        id: &str,
+        user_id: &str,
+        name: &str,
+        digest: &str,
+        now: &str,
+        cap: i64,
+    ) -> Result<bool, StorageError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE")
+            .bind(user_id)
+            .execute(&mut *tx)
+            .await?;
+        let held: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM api_tokens WHERE user_id = $1")
+            .bind(user_id)
+            .fetch_one(&mut *tx)
+            .await?;
+        if held >= cap {
+            return Ok(false);
+        }
+        sqlx::query(
+            "INSERT INTO api_tokens (id, user_id, name, digest, created_at) \
+             VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(id)
+        .bind(user_id)
+        .bind(name)
+        .bind(digest)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    pub async fn list_api_tokens(&self, user_id: &str) -> Result<Vec<TokenInfo>, StorageError> {
+        let rows: Vec<(String, String, String, Option<String>)> = sqlx::query_as(
+            "SELECT id, name, created_at, last_used_at FROM api_tokens \
+             WHERE user_id = $1 ORDER BY created_at DESC, id DESC",
+        )
+        .bind(user_id)
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, name, created_at, last_used_at)| TokenInfo {
+                id,
+                name,
+                created_at,
+                last_used_at,
+            })
+            .collect())
+    }
+
+    pub async fn delete_api_token(&self, user_id: &str, id: &str) -> Result<bool, StorageError> {
+        if unstorable(id) {
+            return Ok(false);
+        }
+        let deleted = sqlx::query("DELETE FROM api_tokens WHERE id = $1 AND user_id = $2")
+            .bind(id)
+            .bind(user_id)
+            .execute(&self.pool)
+            .await?
+            .rows_affected();
+        Ok(deleted == 1)
+    }
+
+    pub async fn token_viewer(
+        &self,
+        digest: &str,
+    ) -> Result<Option<(Viewer, Option<String>)>, StorageError> {
+        let row: Option<(String, String, String, bool, Option<String>)> = sqlx::query_as(
+            "SELECT t.id, u.id, u.username, u.is_admin, t.last_used_at FROM api_tokens t \
+             JOIN users u ON u.id = t.user_id \
+             WHERE t.digest = $1 AND u.disabled_at IS NULL",
+        )
+        .bind(digest)
+        .fetch_optional(&self.reader)
+        .await?;
+        Ok(row.map(|(id, user_id, username, admin, last_used)| {
+            (
+                Viewer {
+                    user_id,
+                    username,
+                    admin,
+                    via: Credential::Token {
+                        id,
+                        digest: digest.to_owned(),
+                    },
+                },
+                last_used,
+            )
+        }))
+    }
+
+    pub async fn touch_api_token(
+        &self,
+        id: &str,
+        now: &str,
+        since: &str,
+    ) -> Result<(), StorageError> {
+        sqlx::query(
+            "UPDATE api_tokens SET last_used_at = $1 \
+             WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $3)",
+        )
+        .bind(now)
+        .bind(id)
+        .bind(since)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+}
