@@ -26,9 +26,11 @@ pub fn ImportForm() -> impl IntoView {
             "decrypted backup, a Joplin .jex, or a zip of Markdown files (an Obsidian vault). "
             "Importing the same file again adds nothing, and finishes an import that was cut short."
         </p>
-        <label for="import-file">"Import a file"</label>
-        <input id="import-file" type="file" aria-describedby="import-kinds" on:change=on_change prop:disabled=busy />
-        {move || progress(&stage.get())}
+        <div class="compose import">
+            <label for="import-file">"Import a file"</label>
+            <input id="import-file" type="file" aria-describedby="import-kinds" on:change=on_change prop:disabled=busy />
+            {move || progress(&stage.get())}
+        </div>
         <div role="status" class="import-result">{move || outcome(stage.get())}</div>
     }
 }
