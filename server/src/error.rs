@@ -67,6 +67,10 @@ pub enum ApiError {
     Busy,
     #[error("as many imports as the server runs at once are running; retry in a moment")]
     TooManyImports,
+    #[error(
+        "an import of yours is running; importing the same file again after it ends adds nothing twice"
+    )]
+    ImportRunning,
     /// A `since` the change feed does not cover: older than what it keeps, or past its end
     /// (a database restored or swapped under the client).
     #[error("{0}")]
@@ -279,6 +283,7 @@ impl ApiError {
                 (StatusCode::TOO_MANY_REQUESTS, ProblemSlug::TooManyUploads)
             }
             ApiError::UploadsFull => (StatusCode::SERVICE_UNAVAILABLE, ProblemSlug::UploadsFull),
+            ApiError::ImportRunning => (StatusCode::TOO_MANY_REQUESTS, ProblemSlug::ImportRunning),
             ApiError::TooManyExports => {
                 (StatusCode::TOO_MANY_REQUESTS, ProblemSlug::TooManyExports)
             }
@@ -418,7 +423,9 @@ impl IntoResponse for ApiError {
             | ApiError::UploadsFull
             | ApiError::ExportsFull
             | ApiError::StreamsFull => Some(RETRY_AFTER_SECS),
-            ApiError::TooManyUploads | ApiError::TooManyExports => Some(UPLOADS_RETRY_AFTER_SECS),
+            ApiError::TooManyUploads | ApiError::TooManyExports | ApiError::ImportRunning => {
+                Some(UPLOADS_RETRY_AFTER_SECS)
+            }
             ApiError::TooManyStreams => Some(STREAMS_RETRY_AFTER_SECS),
             ApiError::DatabaseUnavailable => Some(UNAVAILABLE_RETRY_AFTER_SECS),
             ApiError::StorageFull => Some(STORAGE_FULL_RETRY_AFTER_SECS),

@@ -64,6 +64,8 @@ problem_slugs! {
     DeletedElsewhere => "deleted-elsewhere",
     /// 503: as many imports as the server runs at once are running.
     TooManyImports => "too-many-imports",
+    /// 429: this person has an import running already.
+    ImportRunning => "import-running",
     /// 422: a key already used with a different request.
     IdempotencyKeyReused => "idempotency-key-reused",
     /// 409: a request with the same key is running now; retried with the key.

@@ -46,6 +46,16 @@ impl UploadLimits {
         )
     }
 
+    /// The places of imports: like uploads', refused as imports.
+    pub fn for_imports(per_person: usize, max: usize) -> Arc<Self> {
+        Self::refusing(
+            per_person,
+            max,
+            || ApiError::ImportRunning,
+            || ApiError::TooManyImports,
+        )
+    }
+
     /// The places of exports: like uploads', refused as exports.
     pub fn for_exports(per_person: usize, max: usize) -> Arc<Self> {
         Self::refusing(

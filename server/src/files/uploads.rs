@@ -15,12 +15,20 @@ use crate::config::Config;
 pub const EXPORTS_AT_ONCE: usize = 2;
 /// Exports of one person at once: a second is the same bytes again.
 pub const EXPORTS_PER_PERSON: usize = 1;
+/// Imports run at once by one process: each holds its upload on disk (up to 64 MiB and
+/// a quota) and a blocking thread that reads it.
+pub const IMPORTS_AT_ONCE: usize = 2;
+/// Imports of one person at once: one person's script cannot hold every place.
+pub const IMPORTS_PER_PERSON: usize = 1;
 
 /// What uploads share in a process: their places, and their spool.
 #[derive(Debug)]
 pub struct Uploads {
     pub limits: Arc<UploadLimits>,
     pub spool: Spool,
+    /// The places of imports, held from before the upload is spooled until the import
+    /// has stopped reading it (not only until its request ends).
+    pub imports: Arc<UploadLimits>,
     /// The places of exports, held from before the spool is written until the answer's
     /// body is sent (or dropped).
     pub exports: Arc<UploadLimits>,
@@ -40,6 +48,7 @@ impl Uploads {
             limits: UploadLimits::new(config.uploads_per_person, config.uploads_max),
             spool,
             exports: UploadLimits::for_exports(EXPORTS_PER_PERSON, EXPORTS_AT_ONCE),
+            imports: UploadLimits::for_imports(IMPORTS_PER_PERSON, IMPORTS_AT_ONCE),
         })
     }
 }

@@ -17,6 +17,7 @@ mod html_safety;
 mod http_hardening;
 mod idempotent_create;
 mod import;
+mod import_limits;
 mod import_resumed;
 mod late_after_purge;
 mod lifecycle;

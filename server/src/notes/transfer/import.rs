@@ -19,7 +19,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use tokio::sync::{Semaphore, oneshot, watch};
+use tokio::sync::{oneshot, watch};
 
 use app::api::{IMPORT_PROGRESS_TYPE, ImportLine, ImportProgress, ImportReport};
 use imports::Kind;
@@ -27,6 +27,7 @@ use imports::Kind;
 use super::{foreign, own_export};
 use crate::accounts::session::SignedIn;
 use crate::error::ApiError;
+use crate::files::limits::UploadSlot;
 use crate::files::spool::SpoolFile;
 use crate::files::upload::{Pace, receive, spool_failure};
 use crate::state::AppState;
@@ -34,14 +35,8 @@ use crate::state::AppState;
 /// The largest export accepted for import, besides its files (which may add up to the
 /// person's quota).
 const IMPORT_MAX_BYTES: u64 = 64 * 1024 * 1024;
-/// How many imports may run at once on one server: each holds its upload on disk and a
-/// blocking thread.
-const IMPORTS_AT_ONCE: usize = 2;
 /// How often a page asking for progress is told how far the import has come.
 const PROGRESS_EVERY: Duration = Duration::from_millis(250);
-
-/// Imports running on this server.
-static RUNNING: Semaphore = Semaphore::const_new(IMPORTS_AT_ONCE);
 
 /// `POST /api/import` with an export of any kind we read.
 pub async fn upload(
@@ -50,10 +45,10 @@ pub async fn upload(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    // Past the imports the server runs at once, 503 with Retry-After (try again).
-    let running = RUNNING
-        .try_acquire()
-        .map_err(|_| ApiError::TooManyImports)?;
+    // One import of each person's at once (429 past it), a few of everyone's (503), both
+    // with Retry-After; the place is held until the import stops reading, even when its
+    // request goes away sooner.
+    let running = state.uploads.imports.begin(&viewer.user_id)?;
     let max = IMPORT_MAX_BYTES.saturating_add(state.config.file_quota_bytes);
     let declared = headers
         .get(header::CONTENT_LENGTH)
@@ -86,12 +81,15 @@ pub async fn upload(
         export,
         _running: running,
     };
+    let (watching, finished) = run.start();
     if wants_progress(&headers) {
-        return Ok(run.with_progress());
+        return Ok(with_progress(watching, finished));
     }
-    // Only watched here: the import stops if this request goes away.
-    let (progress, _watching) = watch::channel(ImportProgress::default());
-    let report = run.run(progress).await?;
+    // Watched only by this request: the import stops when the request goes away.
+    let _watching = watching;
+    let report = finished
+        .await
+        .map_err(|_| ApiError::Internal(anyhow::anyhow!("the import ended without an answer")))??;
     Ok(axum::Json(report).into_response())
 }
 
@@ -102,7 +100,7 @@ struct Run {
     scope: String,
     kind: Kind,
     export: SpoolFile,
-    _running: tokio::sync::SemaphorePermit<'static>,
+    _running: UploadSlot,
 }
 
 impl Run {
@@ -114,47 +112,56 @@ impl Run {
         }
     }
 
-    /// Runs the import apart and answers at once with a stream of [`ImportLine`]s: progress
-    /// every [`PROGRESS_EVERY`] while it changes, then the report or the problem. The
-    /// import stops when the stream is dropped (the page went away).
-    fn with_progress(self) -> Response {
+    /// Runs the import apart, owning its upload and its place until it stops reading. It
+    /// stops when nobody watches its progress any more (the request went away).
+    fn start(self) -> (watch::Receiver<ImportProgress>, Finished) {
         let (progress, watching) = watch::channel(ImportProgress::default());
         let (done, finished) = oneshot::channel();
         tokio::spawn(async move {
             let _ = done.send(self.run(progress).await);
         });
-        let lines = futures::stream::unfold(Some((watching, finished)), |state| async move {
-            let (mut watching, mut finished) = state?;
-            tokio::select! {
-                biased;
-                result = &mut finished => {
-                    let line = match result {
-                        Ok(Ok(report)) => ImportLine::Report(report),
-                        Ok(Err(error)) => {
-                            error.log(None);
-                            ImportLine::Problem(error.problem())
-                        }
-                        Err(_) => ImportLine::Problem(
-                            ApiError::Internal(anyhow::anyhow!("the import ended without an answer"))
-                                .problem(),
-                        ),
-                    };
-                    Some((line_bytes(&line), None))
-                }
-                _ = tokio::time::sleep(PROGRESS_EVERY) => {
-                    let now = watching.borrow_and_update().clone();
-                    Some((line_bytes(&ImportLine::Progress(now)), Some((watching, finished))))
-                }
-            }
-        });
-        let mut response = Response::new(Body::from_stream(lines));
-        *response.status_mut() = StatusCode::OK;
-        response.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static(IMPORT_PROGRESS_TYPE),
-        );
-        response
+        (watching, finished)
     }
+}
+
+/// The end of an import running apart.
+type Finished = oneshot::Receiver<Result<ImportReport, ApiError>>;
+
+/// The answer of an import watched by its page: a stream of [`ImportLine`]s, progress every
+/// [`PROGRESS_EVERY`], then the report or the problem. Dropping the stream (the page went
+/// away) stops the import.
+fn with_progress(watching: watch::Receiver<ImportProgress>, finished: Finished) -> Response {
+    let lines = futures::stream::unfold(Some((watching, finished)), |state| async move {
+        let (mut watching, mut finished) = state?;
+        tokio::select! {
+            biased;
+            result = &mut finished => {
+                let line = match result {
+                    Ok(Ok(report)) => ImportLine::Report(report),
+                    Ok(Err(error)) => {
+                        error.log(None);
+                        ImportLine::Problem(error.problem())
+                    }
+                    Err(_) => ImportLine::Problem(
+                        ApiError::Internal(anyhow::anyhow!("the import ended without an answer"))
+                            .problem(),
+                    ),
+                };
+                Some((line_bytes(&line), None))
+            }
+            _ = tokio::time::sleep(PROGRESS_EVERY) => {
+                let now = watching.borrow_and_update().clone();
+                Some((line_bytes(&ImportLine::Progress(now)), Some((watching, finished))))
+            }
+        }
+    });
+    let mut response = Response::new(Body::from_stream(lines));
+    *response.status_mut() = StatusCode::OK;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(IMPORT_PROGRESS_TYPE),
+    );
+    response
 }
 
 /// One line of the progress stream.

@@ -28,12 +28,17 @@ pub async fn import(
     path: PathBuf,
     progress: watch::Sender<ImportProgress>,
 ) -> Result<ImportReport, ApiError> {
+    let upload_bytes = tokio::fs::metadata(&path)
+        .await
+        .map_err(|e| ApiError::Internal(anyhow::Error::new(e).context("a spooled import")))?
+        .len();
     let mut sink = NoteSink::new(
         state.clone(),
         scope.to_owned(),
         kind,
         tokio::runtime::Handle::current(),
         progress,
+        upload_bytes,
     );
     let (read, sink) = tokio::task::spawn_blocking(move || {
         let read = imports::read(kind, &path, &mut sink, &Limits::default());
@@ -42,6 +47,14 @@ pub async fn import(
     .await
     .map_err(|e| ApiError::Internal(e.into()))?;
     let report = sink.report();
+    // What a refusal half-way says was done before it: that much stays, and the same
+    // file (mended) imported again goes on from there.
+    let so_far = match report.imported + report.already_there {
+        0 => String::new(),
+        n => format!(
+            " ({n} notes before it were imported; importing the file again adds none of them twice)"
+        ),
+    };
     tracing::info!(
         kind = kind.as_str(),
         imported = report.imported,
@@ -61,10 +74,10 @@ pub async fn import(
             ))),
         },
         Err(ReadError::Malformed(why)) => Err(ApiError::ValidationFailed(format!(
-            "this {} export cannot be read: {why}",
+            "this {} export cannot be read: {why}{so_far}",
             kind_name(kind)
         ))),
-        Err(ReadError::TooLarge(why)) => Err(ApiError::UnpacksTooLarge(why)),
+        Err(ReadError::TooLarge(why)) => Err(ApiError::UnpacksTooLarge(format!("{why}{so_far}"))),
         Err(ReadError::Io(error)) => Err(ApiError::Internal(
             anyhow::Error::new(error).context("reading a spooled import"),
         )),

@@ -30,6 +30,9 @@ use crate::state::AppState;
 use crate::storage::files::FileInsert;
 use crate::timestamp;
 
+/// How many bytes of files an import may unpack for each byte uploaded (besides the
+/// person's quota): ordinary files hardly compress; a zip bomb named many times does.
+const UNPACKED_PER_UPLOADED_BYTE: u64 = 4;
 /// How many skipped notes the report names (it counts them all).
 const SKIPPED_NAMED: usize = 100;
 /// How much of a name the report quotes.
@@ -46,16 +49,27 @@ pub struct NoteSink {
     report: ImportReport,
     /// Why the import stopped before the export's end, if it did.
     stopped: Option<ApiError>,
+    /// Bytes of files this import may still unpack and hash: an export can name one
+    /// small, highly compressed file under many names, and each is unpacked before it is
+    /// known to be a file the person has.
+    unpack_budget: u64,
+    /// Set once a file did not fit in the quota: later files are refused unread.
+    quota_full: Option<String>,
 }
 
 impl NoteSink {
+    /// An import into `scope` of an export of `kind` whose upload was `upload_bytes`.
     pub fn new(
         state: AppState,
         scope: String,
         kind: Kind,
         runtime: Handle,
         progress: watch::Sender<ImportProgress>,
+        upload_bytes: u64,
     ) -> Self {
+        let unpack_budget = upload_bytes
+            .saturating_mul(UNPACKED_PER_UPLOADED_BYTE)
+            .saturating_add(state.config.file_quota_bytes);
         let report = ImportReport {
             kind: kind.as_str().to_owned(),
             ..ImportReport::default()
@@ -69,6 +83,8 @@ impl NoteSink {
             now: timestamp::now(),
             report,
             stopped: None,
+            unpack_budget,
+            quota_full: None,
         }
     }
 
@@ -168,7 +184,12 @@ impl NoteSink {
     /// Copies a file's bytes to a spool file of its own, hashing and counting them, at
     /// most the largest file the server takes; then stores it as an upload is stored.
     fn store_file(&mut self, file: FileIn<'_>) -> Result<FileStored, ApiError> {
-        let max = self.state.config.file_max_bytes;
+        if let Some(reason) = &self.quota_full {
+            return Ok(FileStored::Refused {
+                reason: reason.clone(),
+            });
+        }
+        let max = self.state.config.file_max_bytes.min(self.unpack_budget);
         let spool = self.state.uploads.spool.clone();
         let mut spooled = self
             .runtime
@@ -181,22 +202,41 @@ impl NoteSink {
             .write(true)
             .open(spooled.path())
             .map_err(spool_failure)?;
-        let Some(copied) = copy_hashed(file.bytes, &mut out, max).map_err(|e| {
-            if e.kind() == io::ErrorKind::StorageFull {
-                ApiError::StorageFull
-            } else {
-                ApiError::Internal(anyhow::Error::new(e).context("spooling an imported file"))
+        let copied = match copy_hashed(file.bytes, &mut out, max) {
+            Ok(Some(copied)) => copied,
+            Ok(None) if max < self.state.config.file_max_bytes => {
+                return Err(ApiError::UnpacksTooLarge(format!(
+                    "this export's files unpack to more than {} bytes: past what an import \
+                     of its size may unpack",
+                    app::api::grouped(usize::try_from(self.unpack_budget).unwrap_or(usize::MAX))
+                )));
             }
-        })?
-        else {
-            return Ok(FileStored::Refused {
-                reason: format!(
-                    "larger than {} bytes, the largest file this server takes",
-                    app::api::grouped(usize::try_from(max).unwrap_or(usize::MAX))
-                ),
-            });
+            Ok(None) => {
+                return Ok(FileStored::Refused {
+                    reason: format!(
+                        "larger than {} bytes, the largest file this server takes",
+                        app::api::grouped(usize::try_from(max).unwrap_or(usize::MAX))
+                    ),
+                });
+            }
+            // The export's bytes would not unpack (a damaged entry): that file alone.
+            Err(Copy::Read(error)) => {
+                tracing::info!(%error, "a file of an import is damaged in its export");
+                return Ok(FileStored::Refused {
+                    reason: "damaged in the export".into(),
+                });
+            }
+            Err(Copy::Write(e)) if e.kind() == io::ErrorKind::StorageFull => {
+                return Err(ApiError::StorageFull);
+            }
+            Err(Copy::Write(e)) => {
+                return Err(ApiError::Internal(
+                    anyhow::Error::new(e).context("spooling an imported file"),
+                ));
+            }
         };
         drop(out);
+        self.unpack_budget = self.unpack_budget.saturating_sub(copied.size);
         // Another app's word for a file's type is taken only where it cannot show
         // itself: an image is what its first bytes say.
         let content_type = image_type(&copied.head)
@@ -222,13 +262,15 @@ impl NoteSink {
             FileInsert::AlreadyThere(_) => FileStored::Stored {
                 sha256: copied.sha256,
             },
-            FileInsert::OverQuota { used, quota } => FileStored::Refused {
-                reason: format!(
+            FileInsert::OverQuota { used, quota } => {
+                let reason = format!(
                     "it would take your files past your quota ({} of {} bytes used)",
                     app::api::grouped(usize::try_from(used).unwrap_or(usize::MAX)),
                     app::api::grouped(usize::try_from(quota).unwrap_or(usize::MAX))
-                ),
-            },
+                );
+                self.quota_full = Some(reason.clone());
+                FileStored::Refused { reason }
+            }
         })
     }
 }
@@ -305,15 +347,26 @@ struct Copied {
     head: Vec<u8>,
 }
 
+/// What failed in a copy: reading the export (that file is damaged) or writing the spool
+/// (the server's disk).
+enum Copy {
+    Read(io::Error),
+    Write(io::Error),
+}
+
 /// Copies `from` into `into` while hashing, or `None` once it passes `max` bytes.
-fn copy_hashed(from: &mut dyn Read, into: &mut impl Write, max: u64) -> io::Result<Option<Copied>> {
+fn copy_hashed(
+    from: &mut dyn Read,
+    into: &mut impl Write,
+    max: u64,
+) -> Result<Option<Copied>, Copy> {
     let mut bytes = from.take(max.saturating_add(1));
     let mut hasher = Sha256::new();
     let mut size: u64 = 0;
     let mut head = Vec::with_capacity(SNIFF_BYTES);
     let mut buffer = vec![0u8; 64 * 1024];
     loop {
-        let n = bytes.read(&mut buffer)?;
+        let n = bytes.read(&mut buffer).map_err(Copy::Read)?;
         if n == 0 {
             break;
         }
@@ -326,7 +379,7 @@ fn copy_hashed(from: &mut dyn Read, into: &mut impl Write, max: u64) -> io::Resu
             head.extend_from_slice(&buffer[..wanted]);
         }
         hasher.update(&buffer[..n]);
-        into.write_all(&buffer[..n])?;
+        into.write_all(&buffer[..n]).map_err(Copy::Write)?;
     }
     Ok(Some(Copied {
         sha256: hex::encode(hasher.finalize()),
