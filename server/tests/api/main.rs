@@ -24,6 +24,7 @@ mod markdown;
 mod naughty_strings;
 mod notes_routes;
 mod offline_shell;
+mod openapi;
 mod replicas;
 mod request_checks;
 mod search;
