@@ -9,7 +9,10 @@ use utoipa::ToSchema;
 /// A sign-in, a sign-up or an accepted invitation.
 #[derive(Serialize, Deserialize, ToSchema)]
 pub struct Credentials {
+    /// 1–64 letters, digits, `.`, `_` or `-` (any script's letters; ASCII stated here).
+    #[schema(pattern = "^[A-Za-z0-9._-]{1,64}$")]
     pub username: String,
+    #[schema(min_length = 8, max_length = 1024)]
     pub password: String,
 }
 
@@ -17,6 +20,7 @@ pub struct Credentials {
 #[derive(Serialize, Deserialize, ToSchema)]
 pub struct PasswordChange {
     pub current_password: String,
+    #[schema(min_length = 8, max_length = 1024)]
     pub new_password: String,
 }
 
@@ -24,7 +28,9 @@ pub struct PasswordChange {
 #[derive(Serialize, Deserialize, ToSchema)]
 pub struct SetupRequest {
     pub token: String,
+    #[schema(pattern = "^[A-Za-z0-9._-]{1,64}$")]
     pub username: String,
+    #[schema(min_length = 8, max_length = 1024)]
     pub password: String,
 }
 

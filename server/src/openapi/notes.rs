@@ -56,7 +56,7 @@ pub fn list_notes() {}
     description = "Retried with the same `Idempotency-Key`, the request is answered as the \
                    first time (`Idempotent-Replayed: true`) and nothing is made twice.",
     params(
-        ("Idempotency-Key" = String, Header, description = "1–255 visible ASCII characters, one per intended note (a UUID v4 fits)."),
+        ("Idempotency-Key" = String, Header, pattern = "^[!#-~][!-~]{0,254}$", description = "1–255 visible ASCII characters, one per intended note (a UUID v4 fits)."),
         ("X-Oncenote-User" = Option<String>, Header, description = "The id of the person the write is for; another person signed in is 409."),
     ),
     request_body(content = NewNote, content_type = "application/json"),
@@ -99,8 +99,8 @@ pub fn get_note() {}
                    `pinned` is sent alone.",
     params(
         ("id" = String, Path, description = "The note's id."),
-        ("Idempotency-Key" = String, Header, description = "1–255 visible ASCII characters, one per intended edit."),
-        ("If-Match" = Option<String>, Header, description = "The version the edit starts from, as the `ETag` gave it."),
+        ("Idempotency-Key" = String, Header, pattern = "^[!#-~][!-~]{0,254}$", description = "1–255 visible ASCII characters, one per intended edit."),
+        ("If-Match" = Option<String>, Header, pattern = r#"^("[0-9]+"|\*)$"#, description = "The version the edit starts from, as the `ETag` gave it."),
         ("X-Oncenote-User" = Option<String>, Header, description = "The id of the person the write is for."),
     ),
     request_body(content = NoteEdit, content_type = "application/json"),
@@ -127,8 +127,8 @@ pub fn edit_note() {}
     params(
         ("id" = String, Path, description = "The note's id."),
         ("permanent" = Option<bool>, Query, description = "`true`: delete for good (no way back)."),
-        ("Idempotency-Key" = String, Header, description = "1–255 visible ASCII characters."),
-        ("If-Match" = Option<String>, Header, description = "Only if the note is at this version."),
+        ("Idempotency-Key" = String, Header, pattern = "^[!#-~][!-~]{0,254}$", description = "1–255 visible ASCII characters."),
+        ("If-Match" = Option<String>, Header, pattern = r#"^("[0-9]+"|\*)$"#, description = "Only if the note is at this version."),
         ("X-Oncenote-User" = Option<String>, Header, description = "The id of the person the write is for."),
     ),
     responses(
@@ -151,8 +151,8 @@ pub fn delete_note() {}
     summary = "Bring a note back from the trash",
     params(
         ("id" = String, Path, description = "The note's id."),
-        ("Idempotency-Key" = String, Header, description = "1–255 visible ASCII characters."),
-        ("If-Match" = Option<String>, Header, description = "Only if the note is at this version."),
+        ("Idempotency-Key" = String, Header, pattern = "^[!#-~][!-~]{0,254}$", description = "1–255 visible ASCII characters."),
+        ("If-Match" = Option<String>, Header, pattern = r#"^("[0-9]+"|\*)$"#, description = "Only if the note is at this version."),
         ("X-Oncenote-User" = Option<String>, Header, description = "The id of the person the write is for."),
     ),
     responses(

@@ -16,7 +16,7 @@ pub fn list_tags() {}
     post, path = "/api/tags/rename", tag = "tags",
     summary = "Rename a tag in every note that has it (and the tags nested under it)",
     params(
-        ("Idempotency-Key" = String, Header, description = "1–255 visible ASCII characters."),
+        ("Idempotency-Key" = String, Header, pattern = "^[!#-~][!-~]{0,254}$", description = "1–255 visible ASCII characters."),
         ("X-Oncenote-User" = Option<String>, Header, description = "The id of the person the write is for."),
     ),
     request_body(content = TagRename, content_type = "application/json"),

@@ -9,6 +9,7 @@ mod export_files;
 mod file_sweep;
 mod files;
 mod form_post;
+mod fuzz_findings;
 mod guessing_limits;
 mod helpers;
 mod hostile_inputs;
