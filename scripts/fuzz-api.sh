@@ -5,6 +5,7 @@
 #
 #   scripts/fuzz-api.sh          the CI run: a bounded number of examples, a fixed seed
 #   scripts/fuzz-api.sh --long   a longer run (more examples, a seed of the moment)
+# FUZZ_SEED, FUZZ_EXAMPLES (CI run only) and FUZZ_MAX_TIME (seconds) change either.
 #
 # The server is ONCENOTE_SERVER_BIN (default: target/release/server if built, else
 # target/debug/server), on a free port on 127.0.0.1, with a fresh SQLite database in a
@@ -93,11 +94,11 @@ session=$(curl -fsS --max-time 30 -o /dev/null -D - -H 'Content-Type: applicatio
 if $long; then
 	examples=200
 	seed=${FUZZ_SEED:-$RANDOM}
-	budget=1800
+	budget=${FUZZ_MAX_TIME:-1800}
 else
 	examples=${FUZZ_EXAMPLES:-12}
 	seed=${FUZZ_SEED:-19}
-	budget=100
+	budget=${FUZZ_MAX_TIME:-100}
 fi
 printf 'schemathesis: %s examples an operation, seed %s, at most %s s, against %s\n' \
 	"$examples" "$seed" "$budget" "$BASE"
