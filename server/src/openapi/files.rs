@@ -3,6 +3,8 @@
 
 use app::api::{FileAnswer, FileList, Problem};
 
+use super::bytes::RawBytes;
+
 /// `GET /api/files`.
 #[utoipa::path(
     get, path = "/api/files", tag = "files",
@@ -19,7 +21,7 @@ pub fn list_files() {}
     description = "The name is the key: a file stored already is answered 200 without its \
                    body being read. The declared `Content-Type` is kept and served back.",
     params(("sha256" = String, Path, description = "The SHA-256 of the bytes, 64 lower-case hex digits.")),
-    request_body(content = Vec<u8>, content_type = "*/*", description = "The file's bytes, of any type."),
+    request_body(content = inline(RawBytes), content_type = "*/*", description = "The file's bytes, of any type."),
     responses(
         (status = 201, description = "Stored.", body = FileAnswer),
         (status = 200, description = "Stored already.", body = FileAnswer),

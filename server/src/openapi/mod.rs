@@ -4,6 +4,7 @@
 //! `problems`. Built once, then served from memory.
 
 pub mod accounts;
+pub mod bytes;
 pub mod changes;
 pub mod files;
 pub mod notes;

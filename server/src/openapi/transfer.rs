@@ -3,12 +3,14 @@
 
 use app::api::{ImportLine, ImportReport, Problem};
 
+use super::bytes::RawBytes;
+
 /// `GET /api/export`.
 #[utoipa::path(
     get, path = "/api/export", tag = "import and export",
     summary = "Every note (and file) of the person, as a zip",
     responses(
-        (status = 200, description = "The zip: `notes.json`, a Markdown file per note, the files.", content_type = "application/zip", body = Vec<u8>, headers(
+        (status = 200, description = "The zip: `notes.json`, a Markdown file per note, the files.", content_type = "application/zip", body = inline(RawBytes), headers(
             ("Content-Disposition" = String, description = "`attachment` with the file's name."),
         )),
         (status = 429, description = "`too-many-exports`: this person has an export being written or sent.", body = Problem, content_type = "application/problem+json"),
@@ -26,7 +28,7 @@ pub fn export() {}
     description = "The same export imported twice adds nothing. With `Accept: \
                    application/x-ndjson` the answer is a stream of `ImportLine`s, one JSON \
                    object a line: progress, then the report or the problem that ended it.",
-    request_body(content = Vec<u8>, content_type = "*/*", description = "The export file's bytes."),
+    request_body(content = inline(RawBytes), content_type = "*/*", description = "The export file's bytes."),
     responses(
         (status = 200, description = "What the import made.", content(
             (ImportReport = "application/json"),

@@ -308,3 +308,16 @@ async fn every_problem_answer_names_the_slugs_it_can_carry_and_each_is_one_the_a
     }
     assert!(answers > 100, "only {answers} problem answers");
 }
+
+#[tokio::test]
+async fn a_body_of_raw_bytes_is_described_as_binary_not_as_a_list_of_numbers() {
+    let app = spawn_app().await;
+    let document = document(&app).await;
+    let binary = serde_json::json!({"type": "string", "format": "binary"});
+    let upload = &document["paths"]["/api/files/{sha256}"]["put"]["requestBody"]["content"];
+    assert_eq!(upload["*/*"]["schema"], binary);
+    let import = &document["paths"]["/api/import"]["post"]["requestBody"]["content"];
+    assert_eq!(import["*/*"]["schema"], binary);
+    let export = &document["paths"]["/api/export"]["get"]["responses"]["200"]["content"];
+    assert_eq!(export["application/zip"]["schema"], binary);
+}
