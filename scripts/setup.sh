@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs what building and testing oncenote needs, skipping whatever is already there.
 #   scripts/setup.sh          tools to build and run the app
-#   scripts/setup.sh --test   the same, plus Debian's Chromium for the browser tests
-# Needs: Rust (rustup), Node 20+ with npm, and apt (for Chromium only).
+#   scripts/setup.sh --test   the same, plus Debian's Chromium for the browser tests and
+#                             schemathesis (the API fuzzer, scripts/fuzz-api.sh) in tools/.venv
+# Needs: Rust (rustup), Node 20+ with npm, Python 3.9+ with venv (for the fuzzer only), and
+# apt (for Chromium only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +15,9 @@ step() { printf '\n==> %s\n' "$*"; }
 
 # The versions cargo-leptos and wasm-bindgen must have (see BUILD notes in the README).
 CARGO_LEPTOS_VERSION=0.3.11
+# The API fuzzer driven by GET /api/openapi.json (scripts/fuzz-api.sh), from PyPI.
+SCHEMATHESIS_VERSION=4.32.5
+SCHEMATHESIS_VENV=tools/.venv
 WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
 
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
@@ -45,4 +50,10 @@ if $want_browser && [ ! -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ]; then
   [ "$(id -u)" -ne 0 ] && sudo_if_needed="sudo"
   $sudo_if_needed apt-get update
   DEBIAN_FRONTEND=noninteractive $sudo_if_needed apt-get install -y chromium
+fi
+
+if $want_browser && [ "$("$SCHEMATHESIS_VENV/bin/schemathesis" --version 2>/dev/null | awk '{print $NF}')" != "$SCHEMATHESIS_VERSION" ]; then
+  step "Installing schemathesis $SCHEMATHESIS_VERSION into $SCHEMATHESIS_VENV (the API fuzzer)"
+  python3 -m venv "$SCHEMATHESIS_VENV"
+  "$SCHEMATHESIS_VENV/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
 fi

@@ -40,6 +40,9 @@ fi
 printf '\n==> Release build for the browser tests\n'
 scripts/build.sh
 
+printf '\n==> API fuzzing: schemathesis driven by GET /api/openapi.json, against the release server\n'
+ONCENOTE_SERVER_BIN=target/release/server scripts/fuzz-api.sh
+
 printf '\n==> Backup and restore, as docs/SELF-HOSTING.md describes them\n'
 scripts/backup-restore-test.sh
 

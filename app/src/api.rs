@@ -65,6 +65,7 @@ pub const FORM_OWNER_FIELD: &str = "owner";
 /// What the client sends to create a note: the draft plus the moment Save was pressed.
 /// Unknown fields are ignored, so a newer client still works against an older server.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct NewNote {
     pub title: String,
     pub body: String,
@@ -74,6 +75,7 @@ pub struct NewNote {
 
 /// A stored note as the API returns it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Note {
     pub id: String,
     pub title: String,
@@ -104,6 +106,7 @@ pub struct Note {
 /// `PATCH /api/notes/{id}`: a title or a body (or both) as the user saved them, and the
 /// version the user started from. An absent field stays as it was.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct NoteEdit {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
@@ -120,6 +123,7 @@ pub struct NoteEdit {
 
 /// How an edit was taken.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum EditOutcome {
     /// The note was at the version the edit started from: saved as sent.
@@ -132,6 +136,7 @@ pub enum EditOutcome {
 
 /// The answer to an edit.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct EditAnswer {
     pub outcome: EditOutcome,
     /// The note as it now is (`None` only when it was deleted for good before the edit).
@@ -142,12 +147,14 @@ pub struct EditAnswer {
 
 /// The answer to a move to the trash or out of it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct NoteAnswer {
     pub note: Note,
 }
 
 /// What kind of write made a revision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum RevisionKind {
     Create,
@@ -163,6 +170,7 @@ pub enum RevisionKind {
 
 /// One accepted write, with the note's title and body as it left them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Revision {
     pub version: i64,
     pub title: String,
@@ -173,12 +181,14 @@ pub struct Revision {
 
 /// `GET /api/notes/{id}/revisions`, oldest first.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Revisions {
     pub revisions: Vec<Revision>,
 }
 
 /// The signed-in person, as the pages know them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Me {
     pub user_id: String,
     pub username: String,
@@ -187,6 +197,7 @@ pub struct Me {
 
 /// A person with an account, as the admin's list shows them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct AccountUser {
     pub id: String,
     pub username: String,
@@ -197,6 +208,7 @@ pub struct AccountUser {
 
 /// One search hit: the note, and an HTML snippet in which only `<mark>` is markup.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct SearchHit {
     pub note: Note,
     pub snippet: String,
@@ -204,6 +216,7 @@ pub struct SearchHit {
 
 /// `GET /api/search`, best match first.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct SearchPage {
     pub results: Vec<SearchHit>,
     pub next: Option<String>,
@@ -211,6 +224,7 @@ pub struct SearchPage {
 
 /// One page of `GET /api/notes`, newest first.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct NotesPage {
     pub notes: Vec<Note>,
     /// Cursor for the next (older) page, or `None` at the end.

@@ -15,6 +15,7 @@ pub mod memory;
 pub mod notes;
 pub mod offline;
 pub mod open_files;
+pub mod openapi;
 pub mod page_data;
 pub mod records;
 pub mod search;

@@ -162,6 +162,7 @@ pub fn router(state: AppState) -> Router {
         .merge(accounts::api_tokens::router())
         .merge(transfer::router())
         .merge(crate::files::routes::router())
+        .merge(crate::openapi::router())
         .merge(accounts::forms::router())
         .route("/healthz", get(health::healthz))
         .route("/sw.js", get(offline::service_worker))

@@ -19,6 +19,7 @@ pub const SIGNED_OUT_EVENT: &str = "signed-out";
 
 /// What a change did to its note.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum ChangeKind {
     /// The note was made or written to (an edit, a pin, a move to the trash or back…):
@@ -47,6 +48,7 @@ impl ChangeKind {
 
 /// One change of the feed: the newest change of its note (older ones are folded into it).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Change {
     pub seq: i64,
     pub note_id: String,
@@ -57,6 +59,7 @@ pub struct Change {
 
 /// A page of the feed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ChangesPage {
     /// Oldest first, every `seq` greater than the `since` asked for.
     pub changes: Vec<Change>,
@@ -70,6 +73,7 @@ pub struct ChangesPage {
 /// The `data` of a `change` event: enough to know whether this device has it; the note
 /// itself is read from the feed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ChangeEvent {
     pub seq: i64,
     pub note_id: String,

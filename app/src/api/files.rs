@@ -13,6 +13,7 @@ pub const FILE_MAX_BYTES_DEFAULT: u64 = 25 * 1024 * 1024;
 
 /// A stored file, as every answer about one describes it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct FileInfo {
     /// The SHA-256 of the bytes, 64 lower-case hex digits: the file's name.
     pub sha256: String,
@@ -24,12 +25,14 @@ pub struct FileInfo {
 
 /// The answer to `PUT /api/files/{sha256}`: 201 the first time, 200 (replayed) after.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct FileAnswer {
     pub file: FileInfo,
 }
 
 /// The answer to `GET /api/files`: the person's files, newest first, and their room.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct FileList {
     pub files: Vec<FileInfo>,
     pub used_bytes: u64,

@@ -14,6 +14,7 @@ pub const IMPORT_PROGRESS_TYPE: &str = "application/x-ndjson";
 /// The answer to `POST /api/import`: what became of each note of the export. A field
 /// missing from the answer reads as none, so the client still reports what it can.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(default)]
 pub struct ImportReport {
     /// What the file was: `oncenote`, `keep`, `evernote`, `standard_notes`, `joplin` or
@@ -37,6 +38,7 @@ pub struct ImportReport {
 
 /// A note (or file) of an export and what happened to it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ImportProblem {
     /// Its title or file name, cut to 80 characters.
     pub name: String,
@@ -45,6 +47,7 @@ pub struct ImportProblem {
 
 /// A tag name of the other app, and the name it has here.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct TagMapping {
     pub from: String,
     pub to: String,
@@ -52,6 +55,7 @@ pub struct TagMapping {
 
 /// How far an import has come.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(default)]
 pub struct ImportProgress {
     /// Notes read so far (made, there already, skipped or failed).
@@ -63,6 +67,7 @@ pub struct ImportProgress {
 /// One line of an import's progress stream: some progress, then either the report or
 /// the problem that ended it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ImportLine {
     Progress(ImportProgress),

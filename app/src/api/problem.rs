@@ -152,6 +152,7 @@ impl std::fmt::Display for ProblemSlug {
 
 /// An RFC 9457 problem document, as every error of the API is shaped.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Problem {
     #[serde(rename = "type")]
     pub kind: String,

@@ -11,12 +11,14 @@ pub const TAG_MAX_CHARS: usize = 100;
 
 /// `GET /api/tags`: every tag of the person's notes outside the trash, by name.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct TagList {
     pub tags: Vec<TagCount>,
 }
 
 /// A tag and how many notes (outside the trash) carry it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct TagCount {
     pub name: String,
     pub count: i64,
@@ -34,6 +36,7 @@ pub fn carries_tag(tags: &[String], tag: &str) -> bool {
 /// `POST /api/tags/rename`: `from` becomes `to` in every note that has it (and `from/…`
 /// becomes `to/…`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct TagRename {
     pub from: String,
     pub to: String,
@@ -43,6 +46,7 @@ pub struct TagRename {
 
 /// The answer to a rename: how many notes it changed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct TagRenamed {
     pub renamed: i64,
 }

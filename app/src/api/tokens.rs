@@ -10,12 +10,14 @@ pub const TOKEN_NAME_MAX_CHARS: usize = 100;
 
 /// `POST /api/tokens`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct NewToken {
     pub name: String,
 }
 
 /// The answer to `POST /api/tokens` (201): the only time the token itself is shown.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct TokenMade {
     pub id: String,
     pub name: String,
@@ -26,6 +28,7 @@ pub struct TokenMade {
 
 /// A token as listed: never its secret.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct TokenInfo {
     pub id: String,
     pub name: String,
@@ -36,6 +39,7 @@ pub struct TokenInfo {
 
 /// `GET /api/tokens`: the person's tokens, newest first.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct TokenList {
     pub tokens: Vec<TokenInfo>,
 }

@@ -18,6 +18,7 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
 use serde::Serialize;
 use tokio::io::AsyncReadExt;
 use zip::write::SimpleFileOptions;
@@ -162,7 +163,11 @@ async fn stream_spool(spool: SpoolFile, place: UploadSlot) -> std::io::Result<(u
                 Err(error) => Some((Err(error), (file, held, buffer))),
             }
         },
-    );
+    )
+    // The compression layer polls its body once more after the end (a zip is compressed
+    // too when the client accepts gzip, as every browser does), and `unfold` panics when
+    // polled after its end: fused, it ends again.
+    .fuse();
     Ok((length, Body::from_stream(pieces)))
 }
 
