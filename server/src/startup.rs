@@ -190,11 +190,13 @@ pub fn router(state: AppState) -> Router {
             state.clone(),
             gate::pages_need_sign_in,
         ))
+        // The cross-site check runs after the sign-in: it skips requests a token signed
+        // in, which only the sign-in knows.
+        .layer(axum::middleware::from_fn(csrf::refuse_cross_site))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             session::identify,
-        ))
-        .layer(axum::middleware::from_fn(csrf::refuse_cross_site));
+        ));
     security_headers::apply(routes)
         // Every refusal is logged once, by its handler, with its class and key
         // (`ApiError::log`); the trace layer's own ERROR line for each 5xx would double

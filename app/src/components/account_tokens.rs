@@ -2,13 +2,21 @@
 //! (shown once, with a note to copy it now), the list of the person's tokens (name, when
 //! made, when last used or "never") and a Revoke button for each. Read and written with
 //! JavaScript once the page has hydrated (`/api/tokens`); the page is rendered without
-//! them.
+//! them. Without JavaScript the form posts to [`TOKENS_FORM_PATH`], which makes nothing
+//! and comes back here with [`NEEDS_SCRIPT`]: a token is shown once, in this page, which
+//! a redirect cannot carry (and the name never lands in a URL, as a GET form's would).
 
 use leptos::prelude::*;
+use leptos_router::hooks::use_query_map;
 
 use crate::api::{TOKEN_NAME_MAX_CHARS, TokenInfo, TokenList, TokenMade};
 use crate::components::local_time::LocalTime;
 use crate::door;
+
+/// Where the form posts without JavaScript.
+pub const TOKENS_FORM_PATH: &str = "/account/tokens";
+/// The query (`?tokens=needs-script`) the form without JavaScript comes back with.
+pub const NEEDS_SCRIPT: &str = "needs-script";
 
 /// The list as read: not yet, read, or why not.
 type Listed = RwSignal<Option<Result<TokenList, String>>>;
@@ -20,7 +28,20 @@ pub fn AccountTokens() -> impl IntoView {
     let made = RwSignal::new(None::<TokenMade>);
     let message = RwSignal::new(None::<String>);
     let name = RwSignal::new(String::new());
+    let query = use_query_map();
+    if query.with_untracked(|q| q.get("tokens").as_deref() == Some(NEEDS_SCRIPT)) {
+        message.set(Some(
+            "Making a token needs JavaScript: the token is shown once, in this page.".into(),
+        ));
+    }
     Effect::new(move |_| door::load_tokens(list));
+    // The typed name stays until a token is made with it: a refused create (a name too
+    // long, the session ended) keeps it to be corrected or sent again.
+    Effect::new(move |_| {
+        if made.with(Option::is_some) {
+            name.set(String::new());
+        }
+    });
     let on_submit = move |event: leptos::ev::SubmitEvent| {
         event.prevent_default();
         let typed = name.get_untracked();
@@ -30,7 +51,6 @@ pub fn AccountTokens() -> impl IntoView {
         }
         made.set(None);
         door::make_token(typed, list, made, message);
-        name.set(String::new());
     };
     view! {
         <h3 id="tokens-heading">"Tokens for scripts"</h3>
@@ -38,7 +58,13 @@ pub fn AccountTokens() -> impl IntoView {
             "A script sends a token as " <code>"Authorization: Bearer …"</code>
             " to read and write your notes, tags and files. A token cannot change your password or make other tokens."
         </p>
-        <form class="compose tokens-form" aria-labelledby="tokens-heading" on:submit=on_submit>
+        <form
+            class="compose tokens-form"
+            method="post"
+            action=TOKENS_FORM_PATH
+            aria-labelledby="tokens-heading"
+            on:submit=on_submit
+        >
             <label for="token-name">"Name of the new token"</label>
             <input
                 id="token-name"
@@ -54,7 +80,11 @@ pub fn AccountTokens() -> impl IntoView {
             <div class="actions"><button type="submit">"Create a token"</button></div>
         </form>
         <p class="notice" role="alert">{move || message.get()}</p>
-        {move || made.get().map(|token| view! { <MadeToken token /> })}
+        // Always there, empty until a token is made: a screen reader announces what
+        // fills a live region it knows, not always one inserted with its words.
+        <div role="status" data-testid="made-token">
+            {move || made.get().map(|token| view! { <MadeToken token /> })}
+        </div>
         <div data-testid="account-tokens">
             {move || match list.get() {
                 None => view! { <p class="muted">"Reading your tokens…"</p> }.into_any(),
@@ -72,7 +102,7 @@ pub fn AccountTokens() -> impl IntoView {
 #[component]
 fn MadeToken(token: TokenMade) -> impl IntoView {
     view! {
-        <div class="notice-item" role="status">
+        <div class="notice-item">
             <p>"Your new token \u{201c}" {token.name} "\u{201d}. Copy it now; it is not shown again:"</p>
             <p><code data-testid="new-token">{token.token}</code></p>
         </div>

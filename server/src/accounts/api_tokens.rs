@@ -16,9 +16,10 @@ use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, get};
+use axum::routing::{delete, get, post};
 
 use app::api::{NewToken, TOKEN_NAME_MAX_CHARS, TOKENS_PATH, TokenList, TokenMade};
+use app::components::account_tokens::{NEEDS_SCRIPT, TOKENS_FORM_PATH};
 
 use super::session::{SignedIn, sessions_ended};
 use super::{Viewer, tokens};
@@ -26,6 +27,7 @@ use crate::error::ApiError;
 use crate::http::body::{parse_json, read_limited, require_json};
 use crate::http::routing::allow;
 use crate::state::AppState;
+use crate::storage::store::api_tokens::{NewApiToken, TokenMinted};
 use crate::timestamp;
 
 /// Most tokens one person holds: enough for every script and device, few enough that a
@@ -39,6 +41,7 @@ pub fn router() -> Router<AppState> {
             allow(get(list_tokens).post(create_token), "GET, POST"),
         )
         .route("/api/tokens/{id}", allow(delete(revoke_token), "DELETE"))
+        .route(TOKENS_FORM_PATH, allow(post(without_script), "POST"))
 }
 
 /// A token's name: trimmed, 1 to [`TOKEN_NAME_MAX_CHARS`] characters, no control
@@ -75,37 +78,44 @@ fn never_kept(status: StatusCode, body: impl serde::Serialize) -> Response {
     response
 }
 
-/// Makes a token for the signed-in person.
+/// Makes a token for the person signed in by a session — which must still stand when the
+/// token is stored: 401 if it ended (signed out, password changed, person disabled) while
+/// the request's body was on its way.
 pub async fn make_token(
     state: &AppState,
     viewer: &Viewer,
     name: &str,
 ) -> Result<TokenMade, ApiError> {
+    let session = viewer.session().ok_or(ApiError::TokenNotAllowed)?;
     let name = valid_token_name(name)?;
     let token = tokens::new_api_token();
     let id = uuid::Uuid::new_v4().to_string();
     let created_at = timestamp::format(timestamp::now());
-    let made = state
+    let minted = state
         .store
         .api_tokens()
         .create_api_token(
-            &id,
-            &viewer.user_id,
-            &name,
-            &tokens::digest(&token),
-            &created_at,
+            NewApiToken {
+                id: &id,
+                user_id: &viewer.user_id,
+                session,
+                name: &name,
+                digest: &tokens::digest(&token),
+                created_at: &created_at,
+            },
             i64::try_from(TOKENS_PER_PERSON).unwrap_or(i64::MAX),
         )
         .await?;
-    if !made {
-        return Err(ApiError::TooManyTokens(TOKENS_PER_PERSON));
+    match minted {
+        TokenMinted::Made => Ok(TokenMade {
+            id,
+            name,
+            token,
+            created_at,
+        }),
+        TokenMinted::TooMany => Err(ApiError::TooManyTokens(TOKENS_PER_PERSON)),
+        TokenMinted::SessionEnded => Err(ApiError::Unauthenticated),
     }
-    Ok(TokenMade {
-        id,
-        name,
-        token,
-        created_at,
-    })
 }
 
 /// Revokes one of the signed-in person's tokens, and ends the live streams it opened.
@@ -137,6 +147,19 @@ async fn create_token(
     let new: NewToken = parse_json(&bytes, "a token's name")?;
     let made = make_token(&state, &viewer, &new.name).await?;
     Ok(never_kept(StatusCode::CREATED, made))
+}
+
+/// `POST /account/tokens`: the token form sent without JavaScript. It makes nothing (the
+/// token would have to be shown in the answer, which a redirect cannot carry, nor a page
+/// any cache may keep) and goes back to the form, which says why; its body is not read.
+async fn without_script() -> Response {
+    let mut response = StatusCode::SEE_OTHER.into_response();
+    if let Ok(back) =
+        HeaderValue::from_str(&format!("/account?tokens={NEEDS_SCRIPT}#tokens-heading"))
+    {
+        response.headers_mut().insert(header::LOCATION, back);
+    }
+    response
 }
 
 /// `GET /api/tokens`.

@@ -1,6 +1,5 @@
-//! `Authorization: Bearer <token>` (RFC 6750), read once for the two layers that care:
-//! the cross-site check (a bearer request carries no cookie a page could borrow, so it is
-//! not checked) and the sign-in of the request (a bearer replaces the cookie).
+//! `Authorization: Bearer <token>` (RFC 6750), read by the sign-in of the request (a
+//! bearer replaces the cookie; the cross-site check then skips what a token signed in).
 
 use axum::http::{HeaderMap, header};
 

@@ -3,29 +3,36 @@
 //! `Origin`. A state-changing request (anything but GET, HEAD, OPTIONS) that a browser
 //! marks as coming from another site is refused with 403 `cross-site-request` before any
 //! handler runs. Programs that send neither header (scripts, the app's own tests) are
-//! not browsers a page could steer, and pass. So do requests with an `Authorization:
-//! Bearer` header: the bearer, not a cookie, signs them in (the cookie is ignored), and a
-//! page on another site cannot attach that header without a CORS preflight, which this
-//! server never grants.
+//! not browsers a page could steer, and pass. So do requests a personal access token
+//! signed in (`Authorization: Bearer`): the token, not a cookie, signs them in (the
+//! cookie is ignored), and a page on another site cannot attach that header without a
+//! CORS preflight, which this server never grants. This layer runs after the sign-in
+//! (`identify`), so what it skips on is a token that signed the request in — never the
+//! mere presence of an `Authorization` header.
 
 use axum::extract::Request;
 use axum::http::{Method, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use super::bearer::{Bearer, bearer};
 use crate::error::ApiError;
+use crate::records::{Credential, Viewer};
 
 pub async fn refuse_cross_site(request: Request, next: Next) -> Response {
-    if changes_state(request.method())
-        && bearer(request.headers()) == Bearer::Absent
-        && from_another_site(&request)
-    {
+    if changes_state(request.method()) && !by_token(&request) && from_another_site(&request) {
         let error = ApiError::CrossSite;
         error.log(None);
         return error.into_response();
     }
     next.run(request).await
+}
+
+/// Whether a personal access token signed the request in (no cookie did).
+fn by_token(request: &Request) -> bool {
+    request
+        .extensions()
+        .get::<Viewer>()
+        .is_some_and(|viewer| matches!(viewer.via, Credential::Token { .. }))
 }
 
 fn changes_state(method: &Method) -> bool {
@@ -98,5 +105,37 @@ mod tests {
         assert!(!from_another_site(&same));
         assert!(!from_another_site(&request(Method::POST, &[])));
         assert!(!changes_state(&Method::GET));
+    }
+
+    #[test]
+    fn only_a_token_that_signed_the_request_in_skips_the_check_not_a_bearer_header() {
+        let header_only = request(
+            Method::POST,
+            &[
+                ("sec-fetch-site", "cross-site"),
+                ("authorization", "Bearer onp_anything"),
+            ],
+        );
+        assert!(!by_token(&header_only));
+        let mut by_session = request(Method::POST, &[]);
+        by_session
+            .extensions_mut()
+            .insert(viewer(Credential::Session("hash".into())));
+        assert!(!by_token(&by_session));
+        let mut signed_in = request(Method::POST, &[]);
+        signed_in.extensions_mut().insert(viewer(Credential::Token {
+            id: "id".into(),
+            digest: "hash".into(),
+        }));
+        assert!(by_token(&signed_in));
+    }
+
+    fn viewer(via: Credential) -> Viewer {
+        Viewer {
+            user_id: "ada-id".into(),
+            username: "ada".into(),
+            admin: false,
+            via,
+        }
     }
 }

@@ -246,6 +246,7 @@ pub async fn copy(source: &SqliteStore, target: &PgStore) -> anyhow::Result<Copy
     for plain in &BEFORE_NOTES {
         report.tables.push(copy_plain(source, target, plain).await?);
     }
+    drop_revoked_tokens(source, target).await?;
     report.tables.push(copy_notes(source, target).await?);
     for plain in AFTER_NOTES.iter().chain(&FILES) {
         report.tables.push(copy_plain(source, target, plain).await?);
@@ -259,6 +260,25 @@ pub async fn copy(source: &SqliteStore, target: &PgStore) -> anyhow::Result<Copy
     .execute(&target.pool)
     .await?;
     Ok(report)
+}
+
+/// Deletes the target's tokens of the people copied that the source no longer has: a
+/// token revoked (or its person disabled) after a first copy stays revoked when copying
+/// again, instead of coming back. The source holds at most `TOKENS_PER_PERSON` tokens a
+/// person, so its ids are read at once.
+async fn drop_revoked_tokens(source: &SqliteStore, target: &PgStore) -> anyhow::Result<()> {
+    let people: Vec<String> = sqlx::query_scalar("SELECT id FROM users")
+        .fetch_all(&source.reader)
+        .await?;
+    let kept: Vec<String> = sqlx::query_scalar("SELECT id FROM api_tokens")
+        .fetch_all(&source.reader)
+        .await?;
+    sqlx::query("DELETE FROM api_tokens WHERE user_id = ANY($1) AND NOT (id = ANY($2))")
+        .bind(&people)
+        .bind(&kept)
+        .execute(&target.pool)
+        .await?;
+    Ok(())
 }
 
 async fn copy_plain(

@@ -215,6 +215,67 @@ async fn a_sqlite_install_copied_to_postgres_keeps_every_note_key_and_session_an
     assert_eq!(new.note_count().await, 4);
 }
 
+/// Makes a token with the admin's session of `app`.
+async fn made_token(app: &crate::helpers::TestApp, name: &str) -> app::api::TokenMade {
+    let response = app
+        .client
+        .post(app.url("/api/tokens"))
+        .json(&serde_json::json!({ "name": name }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 201, "making the token {name:?}");
+    response.json().await.unwrap()
+}
+
+#[tokio::test]
+async fn a_token_revoked_after_a_first_copy_stays_revoked_when_copying_again() {
+    if backend() != Backend::Postgres {
+        eprintln!("copy-to needs PostgreSQL: it runs in the suite's PostgreSQL pass");
+        return;
+    }
+    let mut old = spawn_app_on(TestDb::on(Backend::Sqlite).await, |_| {}).await;
+    let kept = made_token(&old, "kept").await;
+    let revoked = made_token(&old, "revoked").await;
+    let target = TestDb::on(Backend::Postgres).await;
+    let config = Config::for_tests(old.database_url.clone());
+    server::cli::copy_to(&config, &target.url)
+        .await
+        .expect("the first copy");
+    let revoke = old
+        .client
+        .delete(old.url(&format!("/api/tokens/{}", revoked.id)))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(revoke.status(), 204);
+    old.shut_down(std::time::Duration::from_secs(10)).await;
+    server::cli::copy_to(&config, &target.url)
+        .await
+        .expect("the copy again");
+
+    let new = spawn_app_on(target, |c| c.admin = None).await;
+    let status = |token: String| {
+        let url = new.url("/api/notes");
+        async move {
+            crate::helpers::anonymous()
+                .get(url)
+                .bearer_auth(token)
+                .send()
+                .await
+                .unwrap()
+                .status()
+        }
+    };
+    assert_eq!(status(kept.token).await, 200, "the token still held");
+    assert_eq!(status(revoked.token).await, 401, "the token revoked");
+    let ids: Vec<String> = sqlx::query_scalar("SELECT id FROM api_tokens")
+        .fetch_all(&new.pool)
+        .await
+        .unwrap();
+    assert_eq!(ids, [kept.id]);
+}
+
 #[tokio::test]
 async fn a_sqlite_install_copied_to_postgres_serves_every_file_and_keeps_its_references_and_usage()
 {

@@ -377,7 +377,7 @@ impl TestApp {
     /// Sends bytes exactly as given (request line, headers, body) and reads the answer,
     /// for requests an HTTP client library would refuse to make.
     pub async fn send_raw(&self, request: &[u8]) -> RawAnswer {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        use tokio::io::AsyncWriteExt;
         let address = self.address.trim_start_matches("http://");
         let mut stream = tokio::net::TcpStream::connect(address)
             .await
@@ -396,24 +396,65 @@ impl TestApp {
             _ => request.to_vec(),
         };
         stream.write_all(&request).await.expect("write");
-        // Read until the answer is complete (by its length, or its last chunk), not until
-        // the connection closes: after refusing an oversized body the server may keep
-        // the connection open for the rest of it.
-        let mut raw = Vec::new();
-        let mut buf = [0u8; 16 * 1024];
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-        while !answer_complete(&raw) {
-            let read = tokio::time::timeout_at(deadline, stream.read(&mut buf))
-                .await
-                .expect("the server answers within 10 s")
-                .expect("read");
-            if read == 0 {
-                break;
-            }
-            raw.extend_from_slice(&buf[..read]);
-        }
-        parse_answer(&raw)
+        read_answer(&mut stream).await
     }
+
+    /// Sends `head` (request line and headers, with `Expect: 100-continue`, no cookie
+    /// added), waits for the server's `100 Continue` — sent once the handler reads the
+    /// body, so the request has been signed in by then —, runs `meanwhile`, then sends
+    /// `body` and reads the answer.
+    pub async fn send_raw_body_after(
+        &self,
+        head: &[u8],
+        meanwhile: impl std::future::Future<Output = ()>,
+        body: &[u8],
+    ) -> RawAnswer {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let address = self.address.trim_start_matches("http://");
+        let mut stream = tokio::net::TcpStream::connect(address)
+            .await
+            .expect("connect");
+        stream.write_all(head).await.expect("write the head");
+        let mut interim = Vec::new();
+        let mut buf = [0u8; 1024];
+        while find(&interim, b"\r\n\r\n").is_none() {
+            let read = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut buf))
+                .await
+                .expect("the server asks for the body within 10 s")
+                .expect("read");
+            assert!(read > 0, "the server closed the connection before the body");
+            interim.extend_from_slice(&buf[..read]);
+        }
+        assert!(
+            interim.starts_with(b"HTTP/1.1 100"),
+            "the server answered before reading the body: {}",
+            String::from_utf8_lossy(&interim)
+        );
+        meanwhile.await;
+        stream.write_all(body).await.expect("write the body");
+        read_answer(&mut stream).await
+    }
+}
+
+/// Reads until the answer is complete (by its length, or its last chunk), not until
+/// the connection closes: after refusing an oversized body the server may keep the
+/// connection open for the rest of it.
+async fn read_answer(stream: &mut tokio::net::TcpStream) -> RawAnswer {
+    use tokio::io::AsyncReadExt;
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 16 * 1024];
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while !answer_complete(&raw) {
+        let read = tokio::time::timeout_at(deadline, stream.read(&mut buf))
+            .await
+            .expect("the server answers within 10 s")
+            .expect("read");
+        if read == 0 {
+            break;
+        }
+        raw.extend_from_slice(&buf[..read]);
+    }
+    parse_answer(&raw)
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {

@@ -39,5 +39,7 @@ mod tags_and_pins;
 mod tasks;
 mod test_db;
 mod tokens;
+mod tokens_ended_session;
+mod tokens_page;
 mod transport;
 mod whose_write;

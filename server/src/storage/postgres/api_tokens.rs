@@ -4,32 +4,53 @@
 use super::{PgStore, unstorable};
 use crate::records::{Credential, Viewer};
 use crate::storage::StorageError;
-use crate::storage::store::api_tokens::TokenInfo;
+use crate::storage::store::api_tokens::{NewApiToken, TokenInfo, TokenMinted};
 
 impl PgStore {
     /// Locks the person's row first (`FOR NO KEY UPDATE`: it does not stop their other
     /// writes, which only take a key-share lock on it), so creates at once — on any
-    /// replica — count one after another and the cap holds.
+    /// replica — count one after another and the cap holds, and a disable (which updates
+    /// that row) lands before the session is checked or after the token is in, when it
+    /// deletes it. A sign-out deleting the session meanwhile is seen by the check (read
+    /// committed: each statement sees what committed before it) or, committing after the
+    /// insert, leaves a token its person made while still signed in.
     pub async fn create_api_token(
         &self,
-        id: &str,
-        user_id: &str,
-        name: &str,
-        digest: &str,
-        now: &str,
+        token: NewApiToken<'_>,
         cap: i64,
-    ) -> Result<bool, StorageError> {
+    ) -> Result<TokenMinted, StorageError> {
+        let NewApiToken {
+            id,
+            user_id,
+            session,
+            name,
+            digest,
+            created_at: now,
+        } = token;
         let mut tx = self.pool.begin().await?;
         sqlx::query("SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE")
             .bind(user_id)
             .execute(&mut *tx)
             .await?;
+        let standing: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM sessions s JOIN users u ON u.id = s.user_id \
+             WHERE s.token_hash = $1 AND s.user_id = $2 AND s.expires_at > $3 \
+             AND u.disabled_at IS NULL",
+        )
+        .bind(session)
+        .bind(user_id)
+        .bind(now)
+        .fetch_one(&mut *tx)
+        .await?;
+        if standing == 0 {
+            return Ok(TokenMinted::SessionEnded);
+        }
         let held: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM api_tokens WHERE user_id = $1")
             .bind(user_id)
             .fetch_one(&mut *tx)
             .await?;
         if held >= cap {
-            return Ok(false);
+            return Ok(TokenMinted::TooMany);
         }
         sqlx::query(
             "INSERT INTO api_tokens (id, user_id, name, digest, created_at) \
@@ -43,7 +64,7 @@ impl PgStore {
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
-        Ok(true)
+        Ok(TokenMinted::Made)
     }
 
     pub async fn list_api_tokens(&self, user_id: &str) -> Result<Vec<TokenInfo>, StorageError> {

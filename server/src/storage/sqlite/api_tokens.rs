@@ -4,27 +4,45 @@
 use super::SqliteStore;
 use crate::records::{Credential, Viewer};
 use crate::storage::StorageError;
-use crate::storage::store::api_tokens::TokenInfo;
+use crate::storage::store::api_tokens::{NewApiToken, TokenInfo, TokenMinted};
 
 impl SqliteStore {
-    /// Counts and inserts in one `BEGIN IMMEDIATE` transaction: it holds the write lock
-    /// from its first statement, so no other create counts in between.
+    /// Checks the session, counts and inserts in one `BEGIN IMMEDIATE` transaction: it
+    /// holds the write lock from its first statement, so no other create counts, and no
+    /// sign-out or disable lands, in between.
     pub async fn create_api_token(
         &self,
-        id: &str,
-        user_id: &str,
-        name: &str,
-        digest: &str,
-        now: &str,
+        token: NewApiToken<'_>,
         cap: i64,
-    ) -> Result<bool, StorageError> {
+    ) -> Result<TokenMinted, StorageError> {
+        let NewApiToken {
+            id,
+            user_id,
+            session,
+            name,
+            digest,
+            created_at: now,
+        } = token;
         let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
+        let standing: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM sessions s JOIN users u ON u.id = s.user_id \
+             WHERE s.token_hash = ? AND s.user_id = ? AND s.expires_at > ? \
+             AND u.disabled_at IS NULL",
+        )
+        .bind(session)
+        .bind(user_id)
+        .bind(now)
+        .fetch_one(&mut *tx)
+        .await?;
+        if standing == 0 {
+            return Ok(TokenMinted::SessionEnded);
+        }
         let held: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM api_tokens WHERE user_id = ?")
             .bind(user_id)
             .fetch_one(&mut *tx)
             .await?;
         if held >= cap {
-            return Ok(false);
+            return Ok(TokenMinted::TooMany);
         }
         sqlx::query(
             "INSERT INTO api_tokens (id, user_id, name, digest, created_at) VALUES (?, ?, ?, ?, ?)",
@@ -37,7 +55,7 @@ impl SqliteStore {
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
-        Ok(true)
+        Ok(TokenMinted::Made)
     }
 
     pub async fn list_api_tokens(&self, user_id: &str) -> Result<Vec<TokenInfo>, StorageError> {
