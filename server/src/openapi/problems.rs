@@ -20,6 +20,7 @@ const RETRY_AFTER: &[ProblemSlug] = &[
     ProblemSlug::DatabaseUnavailable,
     ProblemSlug::StorageFull,
     ProblemSlug::TooManyImports,
+    ProblemSlug::ImportRunning,
     ProblemSlug::TooManyStreams,
     ProblemSlug::StreamsFull,
     ProblemSlug::TooManyUploads,
@@ -32,6 +33,8 @@ const RETRY_AFTER: &[ProblemSlug] = &[
 /// What an operation is, for the answers every operation of its kind can give.
 struct Kind {
     signed_in: bool,
+    /// Takes a personal access token (`bearer`) besides the session.
+    bearer: bool,
     /// Takes a JSON body (checked for its media type and parsed).
     json_body: bool,
     writes: bool,
@@ -51,7 +54,14 @@ fn common(kind: &Kind) -> Vec<(u16, &'static [ProblemSlug])> {
         &[ProblemSlug::DatabaseBusy, ProblemSlug::DatabaseUnavailable],
     ));
     if kind.signed_in {
-        answers.push((401, &[ProblemSlug::Unauthenticated]));
+        // No session, or a bearer token that is unknown, revoked or mistyped.
+        answers.push((
+            401,
+            &[ProblemSlug::Unauthenticated, ProblemSlug::InvalidToken],
+        ));
+        if !kind.bearer {
+            answers.push((403, &[ProblemSlug::TokenNotAllowed]));
+        }
     }
     if kind.writes {
         // A write's body is read (bounded in size and time) whether or not it has one;
@@ -103,6 +113,10 @@ pub fn annotate(document: &mut Value) {
                     .get("security")
                     .and_then(Value::as_array)
                     .is_some_and(|s| !s.is_empty()),
+                bearer: operation
+                    .get("security")
+                    .and_then(Value::as_array)
+                    .is_some_and(|s| s.iter().any(|scheme| scheme.get("bearer").is_some())),
                 json_body: operation
                     .get("requestBody")
                     .and_then(|body| body.pointer("/content/application~1json"))

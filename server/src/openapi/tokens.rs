@@ -20,6 +20,7 @@ pub fn list_tokens() {}
     responses(
         (status = 201, description = "Made.", body = TokenMade),
         (status = 400, description = "`invalid-json`.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`too-many-tokens`: the person has as many tokens as one may.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`validation-failed`: a name empty or longer than 100 characters.", body = Problem, content_type = "application/problem+json"),
     ),
     security(("session" = []))

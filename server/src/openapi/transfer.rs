@@ -38,6 +38,7 @@ pub fn export() {}
         (status = 413, description = "`payload-too-large` (the upload, or what it unpacks to) or `quota-exceeded` (its files past the person's room).", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "`unsupported-media-type`: a file of no kind this server imports.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`validation-failed`: an export whose contents are not as they say.", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`import-running`: an import of this person's is running.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`too-many-imports`: as many imports as the server runs at once are running.", body = Problem, content_type = "application/problem+json"),
     ),
     security(("session" = []), ("bearer" = []))

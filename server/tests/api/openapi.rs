@@ -11,8 +11,8 @@ use serde_json::Value;
 use crate::helpers::{TestApp, anonymous, spawn_app};
 
 /// Routes documented ahead of the branch that serves them: missing from the router they
-/// are skipped, and checked like every other once they are there.
-const LANDING: &[&str] = &["/api/tokens", "/api/tokens/{id}"];
+/// are skipped, and checked like every other once they are there. (None now.)
+const LANDING: &[&str] = &[];
 
 /// What a router's source names a path by, besides a literal.
 fn path_constants() -> BTreeMap<&'static str, &'static str> {
