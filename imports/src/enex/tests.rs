@@ -253,7 +253,7 @@ fn a_resource_larger_than_the_note_limit_is_streamed_to_the_sink() {
 }
 
 #[test]
-fn a_refused_file_is_named_as_text_and_an_unshown_one_is_listed_at_the_end() {
+fn a_refused_file_is_named_as_not_kept_and_an_unshown_one_is_listed_at_the_end() {
     let xml = "<en-export><note><title>Files</title><content><![CDATA[<en-note><div>See \
                <en-media hash=\"fc3ff98e8c6a0d3087d515c0473f8677\" type=\"text/plain\"/></div>\
                </en-note>]]></content><resource><data>aGVsbG8gd29ybGQh</data><mime>text/plain</mime>\
@@ -274,7 +274,7 @@ fn a_refused_file_is_named_as_text_and_an_unshown_one_is_listed_at_the_end() {
     let world = hex::encode(sha2::Sha256::digest(b"world"));
     assert_eq!(
         sink.notes[0].body,
-        format!("See big.txt\n\n[attachment](/files/{world})")
+        format!("See (attachment big.txt was not kept)\n\n[attachment](/files/{world})")
     );
 }
 
