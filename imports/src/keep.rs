@@ -107,10 +107,7 @@ pub fn read(path: &Path, sink: &mut dyn Sink, limits: &Limits) -> Result<(), Rea
             } else {
                 &link.title
             };
-            push_paragraph(
-                &mut body,
-                &format!("[{}]({})", title.replace(['[', ']'], " "), link.url),
-            );
+            push_paragraph(&mut body, &link_markdown(title, &link.url));
         }
         sink.note(ForeignNote {
             source_id: source_id(&note, file, &created_counts),
@@ -171,6 +168,31 @@ fn source_id(note: &KeepNote, file: &str, created_counts: &HashMap<i64, usize>) 
         Some(created) => format!("created:{created}/{file}"),
         None => format!("file:{file}"),
     }
+}
+
+/// A link annotation as Markdown: the text without what would end or escape it, the
+/// address in `<…>` (where spaces, `)` and `\` stay as they are) with `<`, `>` and line
+/// breaks percent-encoded.
+fn link_markdown(title: &str, url: &str) -> String {
+    let text: String = title
+        .chars()
+        .map(|c| match c {
+            '[' | ']' | '\\' | '`' | '\n' | '\r' => ' ',
+            c => c,
+        })
+        .collect();
+    let mut address = String::with_capacity(url.len());
+    for c in url.chars() {
+        match c {
+            '<' => address.push_str("%3C"),
+            '>' => address.push_str("%3E"),
+            '\\' => address.push_str("%5C"),
+            '\n' => address.push_str("%0A"),
+            '\r' => address.push_str("%0D"),
+            c => address.push(c),
+        }
+    }
+    format!("[{text}](<{address}>)")
 }
 
 /// `Keep/<note>.json`, under any folder.

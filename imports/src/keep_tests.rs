@@ -216,3 +216,18 @@ fn a_json_of_another_shape_is_malformed_with_its_name() {
         ),
     }
 }
+
+#[test]
+fn a_link_annotation_keeps_its_address_whole_and_its_title_cannot_break_out() {
+    let note = r#"{"title":"Links","textContent":"see","createdTimestampUsec":1,
+        "annotations":[{"title":"A `b` [c] \\d","url":"https://e.org/a b)c\\d<e>"}]}"#;
+    let entries = vec![(
+        "Takeout/Keep/Links.json".to_owned(),
+        note.as_bytes().to_vec(),
+    )];
+    let sink = read_zip(&entries, &Limits::default()).unwrap();
+    assert_eq!(
+        sink.note("Links").body,
+        "see\n\n[A  b   c   d](<https://e.org/a b)c%5Cd%3Ce%3E>)"
+    );
+}

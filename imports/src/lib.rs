@@ -234,7 +234,7 @@ pub fn file_markdown(name: &str, sha256: &str, content_type: Option<&str>) -> St
     let text: String = name
         .chars()
         .map(|c| {
-            if matches!(c, '[' | ']' | '\\' | '\n' | '\r') {
+            if matches!(c, '[' | ']' | '\\' | '`' | '\n' | '\r') {
                 ' '
             } else {
                 c
