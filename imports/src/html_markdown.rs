@@ -211,16 +211,15 @@ fn limit_depth(html: &str, max: usize) -> String {
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
             .collect::<String>()
             .to_ascii_lowercase();
-        if name.is_empty() {
+        let kept = if name.is_empty() {
             // A comment, a doctype or a stray '<': not a level.
-            out.push_str(tag);
+            true
         } else if inner.starts_with('/') {
-            if open.close(&name) {
-                out.push_str(tag);
-            }
-        } else if VOID.contains(&name.as_str()) {
-            out.push_str(tag);
-        } else if open.open(name, max) {
+            open.close(&name)
+        } else {
+            VOID.contains(&name.as_str()) || open.open(name, max)
+        };
+        if kept {
             out.push_str(tag);
         }
     }
