@@ -4,12 +4,18 @@
 use crate::{FileStored, file_markdown};
 
 /// The Markdown for a file the sink answered for: a link to it when it was kept, else its
-/// name and why it was not.
+/// name. Never why it was not kept: the reason (a quota, say) changes between imports,
+/// and a note's body must not (it goes to the report instead).
 pub(crate) fn shown(name: &str, stored: &FileStored, content_type: Option<&str>) -> String {
     match stored {
         FileStored::Stored { sha256 } => file_markdown(name, sha256, content_type),
-        FileStored::Refused { reason } => format!("(attachment {name} was not kept: {reason})"),
+        FileStored::Refused { .. } => not_kept(name),
     }
+}
+
+/// What a note says where it showed a file the sink did not keep.
+pub(crate) fn not_kept(name: &str) -> String {
+    format!("(attachment {name} was not kept)")
 }
 
 /// What a note says where it showed a file the export does not hold.
@@ -38,7 +44,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_kept_image_shows_inline_and_a_refused_file_says_why() {
+    fn a_kept_image_shows_inline_and_a_refused_file_only_that_it_was_not_kept() {
         let kept = FileStored::Stored {
             sha256: "ab".repeat(32),
         };
@@ -46,12 +52,16 @@ mod tests {
             shown("a.png", &kept, content_type_from_name("a.png")),
             format!("![a.png](/files/{})", "ab".repeat(32))
         );
-        let refused = FileStored::Refused {
-            reason: "too large".into(),
+        let refused = |reason: &str| FileStored::Refused {
+            reason: reason.into(),
         };
         assert_eq!(
-            shown("a.png", &refused, None),
-            "(attachment a.png was not kept: too large)"
+            shown("a.png", &refused("quota: 3 of 5 MB used"), None),
+            "(attachment a.png was not kept)"
+        );
+        assert_eq!(
+            shown("a.png", &refused("quota: 4 of 5 MB used"), None),
+            shown("a.png", &refused("too large"), None),
         );
         assert_eq!(content_type_from_name("X.JPEG"), Some("image/jpeg"));
         assert_eq!(content_type_from_name("noextension"), None);

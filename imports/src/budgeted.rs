@@ -23,6 +23,11 @@ impl Budget {
         self.0.get() == 0
     }
 
+    /// `bytes` more may be read from now on (whatever was left is forgotten).
+    pub fn renew(&self, bytes: u64) {
+        self.0.set(bytes);
+    }
+
     /// No more bound (the listing is read; what is unpacked is bounded on its own).
     pub fn lift(&self) {
         self.0.set(u64::MAX);

@@ -110,6 +110,9 @@ struct EnexReader<'a, R> {
     /// The names of the open elements.
     path: Vec<String>,
     notes: usize,
+    /// How many notes so far were created at each time (a note's id is its creation
+    /// time and how many came before it with the same one).
+    created_seen: std::collections::HashMap<String, usize>,
     note: Option<NoteParts>,
     field: Option<Field>,
     seen_root: bool,
@@ -132,6 +135,7 @@ fn read_from<R: BufRead>(
         limits,
         path: Vec::new(),
         notes: 0,
+        created_seen: std::collections::HashMap::new(),
         note: None,
         field: None,
         seen_root: false,
@@ -356,16 +360,26 @@ impl<R: BufRead> EnexReader<'_, R> {
         } else {
             title.clone()
         };
+        let created = note.created.trim();
+        // No ids in an ENEX. Evernote lists notes by last change, so a note's place moves
+        // when another is edited, and a title can be renamed: the creation time is what
+        // stays, told apart from other notes of the same second by how many of those came
+        // before it. Only a note without one is named by its place.
+        let source_id = if created.is_empty() {
+            format!("#{}", note.index)
+        } else {
+            let seen = self.created_seen.entry(created.to_owned()).or_default();
+            let id = format!("{created}/{seen}");
+            *seen += 1;
+            id
+        };
         if note.deleted {
             self.sink.skipped(&name, SkipReason::Deleted)?;
             return Ok(());
         }
         let body = to_note_markdown(note.content.trim(), &note.resources, self.sink)?;
-        let created = note.created.trim();
         self.sink.note(ForeignNote {
-            // No ids in an ENEX: its place, its creation and its title name it; the place
-            // alone tells two notes apart, the rest keeps another file's note apart.
-            source_id: format!("{}/{created}/{title}", note.index),
+            source_id,
             name,
             title,
             body,

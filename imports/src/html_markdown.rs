@@ -18,6 +18,9 @@ const CLOSE: char = '\u{E001}';
 /// conversion, whose walk of the tree recurses once per level.
 const MAX_DEPTH: usize = 200;
 
+/// The stack the conversion runs on (address space; only what is used is memory).
+const CONVERSION_STACK: usize = 256 * 1024 * 1024;
+
 /// What a placeholder becomes in the Markdown.
 enum Replacement {
     /// Markdown put in as it is.
@@ -114,7 +117,35 @@ pub(crate) fn strip_markers(text: &str) -> String {
 
 /// The Markdown for `html`, with the placeholders' tokens replaced.
 pub(crate) fn to_markdown(html: &str, placeholders: &Placeholders) -> String {
-    let converter = HtmlToMarkdown::builder()
+    let flattened = limit_depth(html, MAX_DEPTH);
+    // htmd's conversion reads from a string and cannot fail; should that change, the
+    // note keeps its text rather than losing it.
+    let convert = || {
+        converter()
+            .convert(&flattened)
+            .unwrap_or_else(|_| flattened.clone())
+    };
+    // The depth limit is the guard; a large stack is the backstop should html5ever still
+    // build deeper than it counts (a stack overflow aborts the whole server). Should no
+    // thread be had, the conversion runs here, still behind the limit.
+    let markdown = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("html-to-markdown".into())
+            .stack_size(CONVERSION_STACK)
+            .spawn_scoped(scope, convert)
+            .map(|thread| thread.join())
+    });
+    let markdown = match markdown {
+        Ok(Ok(markdown)) => markdown,
+        Ok(Err(_)) => flattened.clone(),
+        Err(_) => convert(),
+    };
+    tidy(&placeholders.fill(&markdown))
+}
+
+/// htmd set up for notes: dashes for bullets and rules, tables kept as tables.
+fn converter() -> HtmlToMarkdown {
+    HtmlToMarkdown::builder()
         .options(Options {
             bullet_list_marker: BulletListMarker::Dash,
             ul_bullet_spacing: 1,
@@ -124,14 +155,7 @@ pub(crate) fn to_markdown(html: &str, placeholders: &Placeholders) -> String {
         })
         .skip_tags(vec!["script", "style", "head", "title", "meta"])
         .add_handler(vec!["table"], crate::html_table::table)
-        .build();
-    let flattened = limit_depth(html, MAX_DEPTH);
-    // htmd's conversion reads from a string and cannot fail; should that change, the
-    // note keeps its text rather than losing it.
-    let markdown = converter
-        .convert(&flattened)
-        .unwrap_or_else(|_| flattened.clone());
-    tidy(&placeholders.fill(&markdown))
+        .build()
 }
 
 /// Trailing spaces off every line, runs of blank lines down to one, no blank lines at
@@ -161,15 +185,15 @@ fn tidy(markdown: &str) -> String {
 }
 
 /// `html` with the tags that would nest deeper than `max` levels left out (their text
-/// kept). A rough count (a start tag opens, an end tag closes, void and self-closed
-/// tags do neither) is enough: a dropped tag only loses formatting.
+/// kept). The count follows what html5ever will build, erring on the deep side: a
+/// self-closed `<div/>` opens a div (only void elements close at once), an end tag closes
+/// the open element of its name and everything opened after it (unless a table or cell
+/// stands between, which html5ever does not look past) and is ignored when nothing of that
+/// name is open, and formatting elements closed that way still count, since html5ever
+/// reopens them before the next text. A dropped tag only loses formatting.
 fn limit_depth(html: &str, max: usize) -> String {
-    const VOID: [&str; 14] = [
-        "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
-        "source", "track", "wbr",
-    ];
     let mut out = String::with_capacity(html.len());
-    let mut depth = 0usize;
+    let mut open = OpenElements::default();
     let mut rest = html;
     while let Some(start) = rest.find('<') {
         out.push_str(&rest[..start]);
@@ -187,25 +211,126 @@ fn limit_depth(html: &str, max: usize) -> String {
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
             .collect::<String>()
             .to_ascii_lowercase();
-        if name.is_empty() {
+        let kept = if name.is_empty() {
             // A comment, a doctype or a stray '<': not a level.
-            out.push_str(tag);
+            true
         } else if inner.starts_with('/') {
-            if depth <= max {
-                out.push_str(tag);
-            }
-            depth = depth.saturating_sub(1);
-        } else if inner.ends_with('/') || VOID.contains(&name.as_str()) {
-            out.push_str(tag);
+            open.close(&name)
         } else {
-            depth += 1;
-            if depth <= max {
-                out.push_str(tag);
-            }
+            VOID.contains(&name.as_str()) || open.open(name, max)
+        };
+        if kept {
+            out.push_str(tag);
         }
     }
     out.push_str(rest);
     out
+}
+
+/// Elements that never hold anything: their start tag is the whole element.
+const VOID: [&str; 14] = [
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
+    "track", "wbr",
+];
+
+/// Elements an end tag does not look past for an open element of its name (html5ever's
+/// "scope" boundaries, and a few more, which only makes the count err on the deep side).
+const WALLS: [&str; 17] = [
+    "applet",
+    "caption",
+    "html",
+    "table",
+    "td",
+    "th",
+    "marquee",
+    "object",
+    "template",
+    "foreignobject",
+    "desc",
+    "title",
+    "mi",
+    "mo",
+    "mn",
+    "ms",
+    "mtext",
+];
+
+/// Formatting elements, which html5ever reopens when something closed them implicitly.
+const FORMATTING: [&str; 14] = [
+    "a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u",
+];
+
+/// Elements a start tag of the same name closes when one is the current element.
+const SELF_CLOSING_SIBLINGS: [&str; 8] = ["p", "li", "dt", "dd", "option", "tr", "td", "th"];
+
+/// The elements [`limit_depth`] counts as open, each with whether its start tag was kept.
+/// Every operation is amortised constant time, so hostile input stays linear.
+#[derive(Default)]
+struct OpenElements {
+    stack: Vec<(String, bool)>,
+    /// Where the elements of each name stand in `stack`, innermost last.
+    positions: std::collections::HashMap<String, Vec<usize>>,
+    /// Where the walls stand in `stack`, innermost last.
+    walls: Vec<usize>,
+    /// Formatting elements closed implicitly (html5ever will reopen them), by name.
+    lingering: std::collections::HashMap<String, usize>,
+    lingering_total: usize,
+}
+
+impl OpenElements {
+    /// Opens `name`; whether its start tag is kept (it is within `max` levels).
+    fn open(&mut self, name: String, max: usize) -> bool {
+        if SELF_CLOSING_SIBLINGS.contains(&name.as_str())
+            && self.stack.last().is_some_and(|(top, _)| *top == name)
+        {
+            self.pop();
+        }
+        let kept = self.stack.len() + self.lingering_total < max;
+        let index = self.stack.len();
+        if WALLS.contains(&name.as_str()) {
+            self.walls.push(index);
+        }
+        self.positions.entry(name.clone()).or_default().push(index);
+        self.stack.push((name, kept));
+        kept
+    }
+
+    /// Closes the innermost open `name` in scope; whether its end tag is to be kept
+    /// (its start tag was).
+    fn close(&mut self, name: &str) -> bool {
+        let innermost = self.positions.get(name).and_then(|p| p.last().copied());
+        let wall = self.walls.last().copied().unwrap_or(0);
+        let Some(at) = innermost.filter(|&at| at >= wall) else {
+            // Nothing to close: html5ever ignores it, but it does end a formatting
+            // element that an earlier end tag closed implicitly (so it is kept).
+            if let Some(count) = self.lingering.get_mut(name).filter(|c| **c > 0) {
+                *count -= 1;
+                self.lingering_total -= 1;
+            }
+            return true;
+        };
+        while self.stack.len() > at + 1 {
+            if let Some((inner, true)) = self.pop()
+                && FORMATTING.contains(&inner.as_str())
+            {
+                *self.lingering.entry(inner).or_default() += 1;
+                self.lingering_total += 1;
+            }
+        }
+        self.pop().is_some_and(|(_, kept)| kept)
+    }
+
+    fn pop(&mut self) -> Option<(String, bool)> {
+        let (name, kept) = self.stack.pop()?;
+        let index = self.stack.len();
+        if let Some(positions) = self.positions.get_mut(&name) {
+            positions.pop();
+        }
+        if self.walls.last() == Some(&index) {
+            self.walls.pop();
+        }
+        Some((name, kept))
+    }
 }
 
 #[cfg(test)]
@@ -259,6 +384,38 @@ mod tests {
         assert_eq!(
             md,
             "| **Item** | Price |\n| --- | --- |\n| Tea \\| green | 3 |\n| Cake |  |\n\nAfter"
+        );
+    }
+
+    #[test]
+    fn hostile_self_closed_and_unmatched_tags_cannot_nest_the_conversion_past_the_limit() {
+        let self_closed = "<div/>".repeat(600_000);
+        assert_eq!(convert(&self_closed), "");
+        let unmatched_ends = "<div></x>".repeat(600_000);
+        assert_eq!(convert(&unmatched_ends), "");
+        // Only the first levels survive; the rest are dropped as they would nest too deep.
+        assert_eq!(limit_depth("<div/><p/><b>x", 2), "<div/><p/>x");
+        assert_eq!(limit_depth("<b></x><i></x><u>y", 2), "<b></x><i></x>y");
+    }
+
+    #[test]
+    fn an_end_tag_closes_what_html_would_close() {
+        // `</b>` closes the `<i>` left open inside it, so `<u>` is on the first level again.
+        assert_eq!(limit_depth("<b><i>x</b><u>y</u>", 1), "<b>x</b><u>y</u>");
+        // ... but html5ever reopens a formatting element closed that way, until its own
+        // end tag comes.
+        assert_eq!(
+            limit_depth("<b><i>x</b><u><s>y</s></u>", 2),
+            "<b><i>x</b><u>y</u>"
+        );
+        assert_eq!(
+            limit_depth("<b><i>x</b>y</i><u>z</u>", 2),
+            "<b><i>x</b>y</i><u>z</u>"
+        );
+        // A table is a wall: `</div>` inside it does not close the div outside.
+        assert_eq!(
+            limit_depth("<div><table></div><tr>z", 2),
+            "<div><table></div>z"
         );
     }
 

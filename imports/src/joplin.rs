@@ -74,6 +74,7 @@ pub fn read(path: &Path, sink: &mut dyn Sink, limits: &Limits) -> Result<(), Rea
         match note {
             Made::Note(note) => sink.note(note)?,
             Made::Deleted(name) => sink.skipped(&name, SkipReason::Deleted)?,
+            Made::Encrypted(name) => sink.skipped(&name, SkipReason::Encrypted)?,
         }
     }
     Ok(())
@@ -151,6 +152,9 @@ enum Made {
     Note(ForeignNote),
     /// In Joplin's trash: skipped, under this name.
     Deleted(String),
+    /// End-to-end encrypted (its text is ciphertext): skipped, under this name, and the
+    /// rest of the export still imported.
+    Encrypted(String),
 }
 
 fn note_of(
@@ -170,10 +174,7 @@ fn note_of(
         return Ok(Made::Deleted(name));
     }
     if item.flag("encryption_applied") {
-        return Err(ReadError::Malformed(format!(
-            "the note {id} is end-to-end encrypted: export the notes from Joplin \
-             (File > Export all > JEX), which writes them decrypted"
-        )));
+        return Ok(Made::Encrypted(name));
     }
     let body = rewrite_outside_code(&item.body, |text| {
         let text = rewrite_item_links(text, |link| -> Result<Option<String>, ReadError> {
@@ -285,11 +286,18 @@ fn tags_of(item: &Item, id: &str, index: &Index) -> Vec<String> {
         path.reverse();
         tags.push(path.join("/"));
     }
-    for tag in index.note_tags.get(id).into_iter().flatten() {
-        if let Some(name) = index.tags.get(tag)
-            && !name.is_empty()
-            && !tags.contains(name)
-        {
+    // Sorted: the archive's order (a `.jex` and a RAW folder differ) must not show.
+    let mut named: Vec<&String> = index
+        .note_tags
+        .get(id)
+        .into_iter()
+        .flatten()
+        .filter_map(|tag| index.tags.get(tag))
+        .filter(|name| !name.is_empty())
+        .collect();
+    named.sort();
+    for name in named {
+        if !tags.contains(name) {
             tags.push(name.clone());
         }
     }

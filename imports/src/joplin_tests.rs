@@ -214,15 +214,27 @@ fn a_photo_shown_twice_is_handed_over_once_and_a_missing_one_is_named() {
 }
 
 #[test]
-fn an_encrypted_note_is_refused_in_words() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("joplin.zip");
-    write_zip(
-        &path,
-        &with_note5(|t| t.replace("encryption_applied: 0", "encryption_applied: 1")),
+fn an_encrypted_note_is_skipped_and_the_rest_imported() {
+    let sink = read_zip(&with_note5(|t| {
+        t.replace("encryption_applied: 0", "encryption_applied: 1")
+    }));
+    assert_eq!(sink.notes().len(), 4);
+    assert!(sink.notes().iter().all(|n| n.title != "note5"));
+    assert_eq!(
+        sink.skipped(),
+        [("note5", SkipReason::Encrypted)],
+        "named and counted in the report"
     );
-    let result = read(&path, &mut Recorder::default(), &Limits::default());
-    assert!(matches!(result, Err(ReadError::Malformed(why)) if why.contains("encrypted")));
+}
+
+#[test]
+fn tags_come_in_the_same_order_whatever_the_archive_s_order() {
+    let forward = entries_of(&snapshot(), "");
+    let mut backward = forward.clone();
+    backward.reverse();
+    let tags = |entries: &[(String, Vec<u8>)]| read_zip(entries).note("note3").tags.clone();
+    assert_eq!(tags(&forward), ["folder1", "tag1", "tag2"]);
+    assert_eq!(tags(&backward), ["folder1", "tag1", "tag2"]);
 }
 
 #[test]

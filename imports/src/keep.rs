@@ -8,7 +8,7 @@
 //! attachment is handed to the sink and shown at the end of the text; one the zip does
 //! not hold (Takeout leaves some out) is named in words instead, and the import goes on.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
@@ -77,6 +77,7 @@ pub fn read(path: &Path, sink: &mut dyn Sink, limits: &Limits) -> Result<(), Rea
             limits.notes
         )));
     }
+    let created_counts = creation_times(&mut zip, &notes, limits)?;
     for entry in notes {
         let text = zip.read_text(entry, limits.note_bytes)?;
         let note: KeepNote = serde_json::from_str(&text).map_err(|e| {
@@ -106,13 +107,10 @@ pub fn read(path: &Path, sink: &mut dyn Sink, limits: &Limits) -> Result<(), Rea
             } else {
                 &link.title
             };
-            push_paragraph(
-                &mut body,
-                &format!("[{}]({})", title.replace(['[', ']'], " "), link.url),
-            );
+            push_paragraph(&mut body, &link_markdown(title, &link.url));
         }
         sink.note(ForeignNote {
-            source_id: entry.clone(),
+            source_id: source_id(&note, file, &created_counts),
             name,
             title: note.title.clone(),
             body,
@@ -129,6 +127,72 @@ pub fn read(path: &Path, sink: &mut dyn Sink, limits: &Limits) -> Result<(), Rea
         })?;
     }
     Ok(())
+}
+
+/// Just a note's creation time (the first pass, which finds the times notes share).
+#[derive(Deserialize)]
+struct Created {
+    #[serde(rename = "createdTimestampUsec", default)]
+    created_timestamp_usec: Option<i64>,
+}
+
+/// How many of the export's notes were created at each time.
+fn creation_times(
+    zip: &mut Archive,
+    notes: &[&String],
+    limits: &Limits,
+) -> Result<HashMap<i64, usize>, ReadError> {
+    let mut counts = HashMap::new();
+    for entry in notes {
+        let text = zip.read_text(entry, limits.note_bytes)?;
+        // A note that does not parse is reported by the second pass.
+        if let Ok(Created {
+            created_timestamp_usec: Some(created),
+        }) = serde_json::from_str(&text)
+        {
+            *counts.entry(created).or_default() += 1;
+        }
+    }
+    Ok(counts)
+}
+
+/// A Keep note's id: its creation time, which stays when the note is renamed (its file's
+/// name is its title) or comes in another Takeout (another top folder). Notes created in
+/// the same microsecond (copies made together) add their file name to tell them apart,
+/// and a note without a time is named by its file alone.
+fn source_id(note: &KeepNote, file: &str, created_counts: &HashMap<i64, usize>) -> String {
+    match note.created_timestamp_usec {
+        Some(created) if created_counts.get(&created).copied().unwrap_or(0) <= 1 => {
+            format!("created:{created}")
+        }
+        Some(created) => format!("created:{created}/{file}"),
+        None => format!("file:{file}"),
+    }
+}
+
+/// A link annotation as Markdown: the text without what would end or escape it, the
+/// address in `<…>` (where spaces, `)` and `\` stay as they are) with `<`, `>` and line
+/// breaks percent-encoded.
+fn link_markdown(title: &str, url: &str) -> String {
+    let text: String = title
+        .chars()
+        .map(|c| match c {
+            '[' | ']' | '\\' | '`' | '\n' | '\r' => ' ',
+            c => c,
+        })
+        .collect();
+    let mut address = String::with_capacity(url.len());
+    for c in url.chars() {
+        match c {
+            '<' => address.push_str("%3C"),
+            '>' => address.push_str("%3E"),
+            '\\' => address.push_str("%5C"),
+            '\n' => address.push_str("%0A"),
+            '\r' => address.push_str("%0D"),
+            c => address.push(c),
+        }
+    }
+    format!("[{text}](<{address}>)")
 }
 
 /// `Keep/<note>.json`, under any folder.

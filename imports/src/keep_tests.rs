@@ -33,7 +33,38 @@ fn a_checklist_becomes_task_items_and_its_label_a_tag() {
          - [ ] Second sub-item and #labelWith!'@:$\"Symbols\n- [ ] Third item"
     );
     assert_eq!(note.tags, vec!["labelWith!'@:$\"Symbols".to_string()]);
-    assert_eq!(note.source_id, "Takeout/Keep/Checklist note.json");
+    assert_eq!(note.source_id, "created:1690372692755000");
+}
+
+#[test]
+fn a_renamed_note_in_another_takeout_keeps_its_id_and_twins_created_together_differ() {
+    let ids = |entries: &[(String, Vec<u8>)]| -> Vec<String> {
+        let mut ids: Vec<String> = read_zip(entries, &Limits::default())
+            .unwrap()
+            .notes()
+            .iter()
+            .map(|n| n.source_id.clone())
+            .collect();
+        ids.sort();
+        ids
+    };
+    let first = keep_entries();
+    let moved: Vec<_> = first
+        .iter()
+        .map(|(name, bytes)| {
+            let file = name.rsplit('/').next().unwrap();
+            (format!("Takeout 2/Keep/renamed {file}"), bytes.clone())
+        })
+        .collect();
+    assert_eq!(ids(&first), ids(&moved));
+    let checklist = sample_json("Checklist note.json").into_bytes();
+    let twins = vec![
+        ("Takeout/Keep/One.json".to_owned(), checklist.clone()),
+        ("Takeout/Keep/Two.json".to_owned(), checklist),
+    ];
+    let twin_ids = ids(&twins);
+    assert_eq!(twin_ids.len(), 2);
+    assert_ne!(twin_ids[0], twin_ids[1]);
 }
 
 #[test]
@@ -117,8 +148,10 @@ fn the_takeout_sample_gives_its_one_note_from_the_json_not_the_html() {
     assert_eq!(sink.notes().len(), 1);
     let note = sink.note("note");
     assert_eq!(note.body, "hello\nworld\n\nnew para\n\nmore text");
-    assert_eq!(note.source_id, "Takeout/Keep/note.json");
-    assert!(note.created_at.is_some());
+    assert_eq!(
+        note.source_id,
+        format!("created:{}", note.created_at.unwrap().timestamp_micros())
+    );
 }
 
 #[test]
@@ -182,4 +215,19 @@ fn a_json_of_another_shape_is_malformed_with_its_name() {
             other.map(|s| s.events.len())
         ),
     }
+}
+
+#[test]
+fn a_link_annotation_keeps_its_address_whole_and_its_title_cannot_break_out() {
+    let note = r#"{"title":"Links","textContent":"see","createdTimestampUsec":1,
+        "annotations":[{"title":"A `b` [c] \\d","url":"https://e.org/a b)c\\d<e>"}]}"#;
+    let entries = vec![(
+        "Takeout/Keep/Links.json".to_owned(),
+        note.as_bytes().to_vec(),
+    )];
+    let sink = read_zip(&entries, &Limits::default()).unwrap();
+    assert_eq!(
+        sink.note("Links").body,
+        "see\n\n[A  b   c   d](<https://e.org/a b)c%5Cd%3Ce%3E>)"
+    );
 }

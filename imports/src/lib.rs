@@ -134,6 +134,8 @@ pub enum SkipReason {
     Trashed,
     /// Deleted in the other app (a tombstone in a backup).
     Deleted,
+    /// End-to-end encrypted in the other app: the export holds no text to import.
+    Encrypted,
 }
 
 impl SkipReason {
@@ -142,6 +144,7 @@ impl SkipReason {
         match self {
             SkipReason::Trashed => "in the other app's trash",
             SkipReason::Deleted => "deleted in the other app",
+            SkipReason::Encrypted => "end-to-end encrypted in the other app; export it decrypted",
         }
     }
 }
@@ -231,7 +234,7 @@ pub fn file_markdown(name: &str, sha256: &str, content_type: Option<&str>) -> St
     let text: String = name
         .chars()
         .map(|c| {
-            if matches!(c, '[' | ']' | '\\' | '\n' | '\r') {
+            if matches!(c, '[' | ']' | '\\' | '`' | '\n' | '\r') {
                 ' '
             } else {
                 c

@@ -71,7 +71,8 @@ pub fn read(path: &Path, sink: &mut dyn Sink, limits: &Limits) -> Result<(), Rea
             tags.push(folder.to_owned());
         }
         sink.note(ForeignNote {
-            source_id: entry.clone(),
+            // Below the vault's top folder: zipped with or without it, a note is the same.
+            source_id: relative.to_owned(),
             name: title.clone(),
             title,
             body,

@@ -69,15 +69,29 @@ fn each_file_is_handed_over_once_with_its_bytes_before_the_note_that_shows_it() 
 }
 
 #[test]
+fn a_vault_zipped_with_or_without_its_top_folder_gives_the_same_source_ids() {
+    let folder = samples("markdown").join("obsidian-export");
+    let ids = |prefix: &str| -> Vec<String> {
+        let mut ids: Vec<String> = read_zip(&entries_of(&folder, prefix))
+            .notes()
+            .iter()
+            .map(|n| n.source_id.clone())
+            .collect();
+        ids.sort();
+        ids
+    };
+    let with_top = ids("obsidian-export/");
+    assert_eq!(with_top, ids(""));
+    assert!(with_top.iter().all(|id| !id.starts_with("obsidian-export")));
+}
+
+#[test]
 fn the_title_is_the_file_name_and_the_folder_a_tag() {
     let sink = obsidian_export();
     let note = sink.note("note-with-frontmatter");
     assert_eq!(note.body, "Note with frontmatter.\n");
     assert_eq!(note.tags, ["main-samples"]);
-    assert_eq!(
-        note.source_id,
-        "obsidian-export/main-samples/note-with-frontmatter.md"
-    );
+    assert_eq!(note.source_id, "main-samples/note-with-frontmatter.md");
     assert_eq!(
         note.updated_at.unwrap().to_rfc3339(),
         "2024-03-09T10:30:00+00:00",

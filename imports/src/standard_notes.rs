@@ -38,7 +38,7 @@ pub fn read(path: &Path, sink: &mut dyn Sink, limits: &Limits) -> Result<(), Rea
     let shape = for_each_item(json.reader()?, limits.note_bytes, &mut |item| {
         gathered.take(item)
     })?;
-    if gathered.encrypted {
+    if gathered.encrypted && gathered.readable_notes == 0 {
         return Err(ReadError::Malformed(ENCRYPTED.into()));
     }
     if !shape.has_items {
@@ -83,6 +83,11 @@ impl Notes<'_> {
                 "the backup holds more than {} notes, the most one import takes",
                 self.limits.notes
             )));
+        }
+        if item.content.is_string() && !item.deleted {
+            // Still encrypted in an otherwise decrypted backup: nothing to read but its id.
+            let name = name_of("", "", &item.uuid);
+            return Ok(self.sink.skipped(&name, SkipReason::Encrypted)?);
         }
         let content = &item.content;
         let title = text_field(content, "title").trim().to_owned();

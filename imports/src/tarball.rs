@@ -10,7 +10,12 @@ use std::path::Path;
 
 use tar::EntryType;
 
+use crate::budgeted::Budgeted;
 use crate::{Limits, ReadError};
+
+/// The most bytes the listing reads for one member: its header, and a long name, a long
+/// link name and extended headers of a few KiB each before it.
+const MEMBER_HEADERS: u64 = 16 * 1024;
 
 /// Where one member's bytes are in the tar.
 #[derive(Clone, Copy)]
@@ -32,7 +37,11 @@ impl Tarball {
     /// Only plain files are listed (links, folders and sparse files are not notes).
     pub fn open(path: &Path, limits: &Limits) -> Result<Self, ReadError> {
         let file = File::open(path)?;
-        let mut archive = tar::Archive::new(BufReader::new(file.try_clone()?));
+        // The listing reads each member's header, and the long name or extended header
+        // before it (which the tar reader holds whole): at most MEMBER_HEADERS bytes a
+        // member, so a forged gigabyte name is refused before it is held.
+        let (budgeted, budget) = Budgeted::new(BufReader::new(file.try_clone()?), MEMBER_HEADERS);
+        let mut archive = tar::Archive::new(budgeted);
         let mut names = Vec::new();
         let mut members = HashMap::new();
         let mut listed = 0usize;
@@ -40,8 +49,17 @@ impl Tarball {
             .entries_with_seek()
             .map_err(|e| ReadError::Malformed(format!("not a tar that can be read: {e}")))?;
         for entry in entries {
-            let entry =
-                entry.map_err(|e| ReadError::Malformed(format!("a broken tar member: {e}")))?;
+            let entry = entry.map_err(|e| {
+                if budget.spent() {
+                    ReadError::TooLarge(format!(
+                        "a tar member's name or extended header is longer than {} bytes",
+                        MEMBER_HEADERS
+                    ))
+                } else {
+                    ReadError::Malformed(format!("a broken tar member: {e}"))
+                }
+            })?;
+            budget.renew(MEMBER_HEADERS);
             listed += 1;
             if listed > limits.entries {
                 return Err(ReadError::TooLarge(format!(
@@ -117,5 +135,49 @@ impl Tarball {
             BufReader::new(&mut self.file).take(member.size),
             member.modified,
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tar whose first member is a GNU long name of `name_bytes` bytes, naming the one
+    /// file that follows.
+    fn tar_with_long_name(name_bytes: usize) -> tempfile::NamedTempFile {
+        let mut tar = Vec::new();
+        let mut long = tar::Header::new_gnu();
+        long.set_path("././@LongLink").unwrap();
+        long.set_entry_type(EntryType::GNULongName);
+        long.set_size(name_bytes as u64);
+        long.set_cksum();
+        tar.extend_from_slice(long.as_bytes());
+        tar.extend(std::iter::repeat_n(b'a', name_bytes));
+        tar.resize(tar.len().div_ceil(512) * 512, 0);
+        let mut file = tar::Header::new_gnu();
+        file.set_path("short").unwrap();
+        file.set_entry_type(EntryType::Regular);
+        file.set_size(3);
+        file.set_cksum();
+        tar.extend_from_slice(file.as_bytes());
+        tar.extend_from_slice(b"abc");
+        tar.resize(tar.len().div_ceil(512) * 512 + 1024, 0);
+        let out = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(out.path(), tar).unwrap();
+        out
+    }
+
+    #[test]
+    fn a_sixteen_mebibyte_long_name_is_refused_while_listing() {
+        let tar = tar_with_long_name(16 * 1024 * 1024);
+        let opened = Tarball::open(tar.path(), &Limits::default());
+        assert!(matches!(opened, Err(ReadError::TooLarge(_))));
+    }
+
+    #[test]
+    fn a_long_name_of_a_few_hundred_bytes_is_read() {
+        let tar = tar_with_long_name(300);
+        let opened = Tarball::open(tar.path(), &Limits::default()).unwrap();
+        assert_eq!(opened.file_names(), ["a".repeat(300)]);
     }
 }

@@ -16,6 +16,15 @@ pub(crate) enum Reference<'a> {
     },
 }
 
+/// How far past its opening bracket a reference may reach (CommonMark-ish parsers give
+/// up after a fixed stretch too): without it, every `[` of a line of them would be
+/// matched against the rest of the line, which takes hours for a few megabytes.
+const WINDOW: usize = 1000;
+
+/// How deeply brackets may nest inside a link's text before it is not taken for one:
+/// keeps the search for a closing bracket short when the brackets never close.
+const MAX_NESTING: usize = 32;
+
 /// `text` with each reference replaced by what `replace` makes of it (`None` keeps it as
 /// written).
 pub(crate) fn rewrite_references<E>(
@@ -24,6 +33,8 @@ pub(crate) fn rewrite_references<E>(
 ) -> Result<String, E> {
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
+    // Where the line `at` is on ends: found once per line, not once per bracket.
+    let mut line_end = 0;
     while at < text.len() {
         let rest = &text[at..];
         let next = rest
@@ -37,7 +48,15 @@ pub(crate) fn rewrite_references<E>(
         out.push_str(&rest[..skip]);
         at += skip;
         let rest = &text[at..];
-        let found = embed(rest).or_else(|| link(rest));
+        if at >= line_end {
+            line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+        }
+        let mut window_end = line_end.min(at + WINDOW);
+        while !text.is_char_boundary(window_end) {
+            window_end -= 1;
+        }
+        let candidate = &text[at..window_end];
+        let found = embed(candidate).or_else(|| link(candidate));
         match found {
             Some((reference, length)) => {
                 let opener = match reference {
@@ -93,25 +112,24 @@ fn link(text: &str) -> Option<(Reference<'_>, usize)> {
     let line = &text[..line_end];
     let close = closing_bracket(&line[open + 1..])? + open + 1;
     let after = line[close + 1..].strip_prefix('(')?;
+    // Each part stops at the first character it cannot hold (a `<` in an angled
+    // address, a `[` in a bare one: no vault file's name has one), so a line of broken
+    // links is read once, not once per bracket.
     let (address, used) = if let Some(angled) = after.strip_prefix('<') {
-        let end = angled.find('>')?;
+        let end = angled.find(['>', '<'])?;
+        if angled[end..].starts_with('<') {
+            return None;
+        }
         (&angled[..end], end + 2)
     } else {
         let end = after
-            .find(|c: char| c == ')' || c.is_whitespace())
+            .find(|c: char| c == ')' || c == '[' || c.is_whitespace())
             .unwrap_or(after.len());
         (&after[..end], end)
     };
     let tail = &after[used..];
-    let title_and_close = tail.find(')')?;
-    let between = tail[..title_and_close].trim();
-    let is_title = between.is_empty()
-        || (between.len() >= 2
-            && matches!(
-                (between.chars().next(), between.chars().last()),
-                (Some('"'), Some('"')) | (Some('\''), Some('\''))
-            ));
-    if !is_title || address.is_empty() {
+    let title_and_close = title_end(tail)?;
+    if address.is_empty() {
         return None;
     }
     let length = close + 2 + used + title_and_close + 1;
@@ -123,11 +141,32 @@ fn link(text: &str) -> Option<(Reference<'_>, usize)> {
     Some((reference, length))
 }
 
+/// Where the `)` is that ends a link after its address: after spaces, either at once or
+/// after a title in matching quotes.
+fn title_end(tail: &str) -> Option<usize> {
+    let title = tail.trim_start();
+    let skipped = tail.len() - title.len();
+    let after_title = match title.chars().next()? {
+        ')' => return Some(skipped),
+        quote @ ('"' | '\'') => {
+            let inside = &title[1..];
+            1 + inside.find(quote)? + 1
+        }
+        _ => return None,
+    };
+    let rest = &title[after_title..];
+    let close = rest.trim_start();
+    close
+        .starts_with(')')
+        .then(|| skipped + after_title + (rest.len() - close.len()))
+}
+
 /// Where the `]` is that closes a `[` just before `text` (brackets inside may nest).
 fn closing_bracket(text: &str) -> Option<usize> {
     let mut depth = 0usize;
     for (i, c) in text.char_indices() {
         match c {
+            '[' if depth == MAX_NESTING => return None,
             '[' => depth += 1,
             ']' if depth == 0 => return Some(i),
             ']' => depth -= 1,
@@ -180,6 +219,40 @@ mod tests {
             "![[Not a valid embed.]\n\n![[Partial embed\n\n[[Link]] [^fn1] [x] (y) ![] ![[]]";
         assert!(listed(text).is_empty(), "{:?}", listed(text));
         assert_eq!(marked(text), text);
+    }
+
+    /// Runs `rewrite_references` over `text` on its own thread; false if it takes
+    /// longer than `seconds` (the thread is left behind: the test has failed).
+    fn finishes_within(text: String, seconds: u64) -> bool {
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let out = rewrite_references(&text, |_| Ok::<_, ()>(Some(String::new())));
+            let _ = done.send(out.map(|o| o.len()));
+        });
+        finished
+            .recv_timeout(std::time::Duration::from_secs(seconds))
+            .is_ok()
+    }
+
+    #[test]
+    fn a_line_of_unclosed_brackets_is_scanned_in_linear_time() {
+        assert!(finishes_within("[".repeat(4_000_000), 20));
+        assert!(finishes_within("[a](".repeat(1_000_000), 20));
+        assert!(finishes_within("![[".repeat(1_000_000), 20));
+        assert!(finishes_within("[a](<".repeat(1_000_000), 20));
+        assert!(finishes_within("[a](b ".repeat(1_000_000), 20));
+    }
+
+    #[test]
+    fn references_are_found_beyond_a_long_line_and_nest_a_little() {
+        let text = format!(
+            "{} [a](b.png) [[x]](c.png) [t](d.png \"T\" ) [u]( e.png 'U')",
+            "[".repeat(10_000)
+        );
+        assert!(
+            marked(&text)
+                .ends_with(" <L:false:b.png> <L:false:c.png> <L:false:d.png> [u]( e.png 'U')")
+        );
     }
 
     #[test]

@@ -23,13 +23,14 @@ pub(super) struct Resource {
 }
 
 impl Resource {
-    /// How the note shows it: a link to the stored file, else its name.
+    /// How the note shows it: a link to the stored file, else its name (never the
+    /// sink's reason, which may change between imports).
     fn markdown(&self) -> String {
         match &self.stored {
             FileStored::Stored { sha256 } => {
                 file_markdown(&self.name, sha256, self.mime.as_deref())
             }
-            FileStored::Refused { .. } => self.name.clone(),
+            FileStored::Refused { .. } => crate::attachments::not_kept(&self.name),
         }
     }
 }

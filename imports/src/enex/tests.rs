@@ -166,6 +166,46 @@ fn notes_with_the_same_title_and_time_still_get_different_ids() {
 }
 
 #[test]
+fn an_edited_reexport_in_another_order_with_a_renamed_note_keeps_every_source_id() {
+    let note = |title: &str, created: &str| {
+        format!(
+            "<note><title>{title}</title><content><![CDATA[<en-note>x</en-note>]]></content>\
+             {created}</note>"
+        )
+    };
+    let ids = |notes: &[String]| -> Vec<(String, String)> {
+        let (result, sink) = read_text(
+            &format!("<en-export>{}</en-export>", notes.concat()),
+            &Limits::default(),
+        );
+        result.unwrap();
+        let mut ids: Vec<_> = sink
+            .notes
+            .into_iter()
+            .map(|n| {
+                (
+                    n.body.clone() + &n.created_at.map(|t| t.to_string()).unwrap_or_default(),
+                    n.source_id,
+                )
+            })
+            .collect();
+        ids.sort();
+        ids
+    };
+    let a = note("A", "<created>20200101T000000Z</created>");
+    let b = note("B", "<created>20200202T000000Z</created>");
+    let renamed_b = note("B, renamed", "<created>20200202T000000Z</created>");
+    let c = note("C", "<created>20200303T000000Z</created>");
+    let first = ids(&[a.clone(), b, c.clone()]);
+    let again = ids(&[renamed_b, c, a]);
+    assert_eq!(first, again);
+    assert_eq!(first.len(), 3);
+    // Notes without a creation time are still told apart.
+    let untimed = ids(&[note("X", ""), note("Y", "")]);
+    assert_ne!(untimed[0].1, untimed[1].1);
+}
+
+#[test]
 fn a_deleted_note_is_skipped_and_its_files_are_not_handed_over() {
     let xml = "<en-export><note><title>Gone</title><content><![CDATA[<en-note>x</en-note>]]>\
                </content><deleted>20200101T000000Z</deleted><resource><data encoding=\"base64\">\
@@ -213,7 +253,7 @@ fn a_resource_larger_than_the_note_limit_is_streamed_to_the_sink() {
 }
 
 #[test]
-fn a_refused_file_is_named_as_text_and_an_unshown_one_is_listed_at_the_end() {
+fn a_refused_file_is_named_as_not_kept_and_an_unshown_one_is_listed_at_the_end() {
     let xml = "<en-export><note><title>Files</title><content><![CDATA[<en-note><div>See \
                <en-media hash=\"fc3ff98e8c6a0d3087d515c0473f8677\" type=\"text/plain\"/></div>\
                </en-note>]]></content><resource><data>aGVsbG8gd29ybGQh</data><mime>text/plain</mime>\
@@ -234,7 +274,7 @@ fn a_refused_file_is_named_as_text_and_an_unshown_one_is_listed_at_the_end() {
     let world = hex::encode(sha2::Sha256::digest(b"world"));
     assert_eq!(
         sink.notes[0].body,
-        format!("See big.txt\n\n[attachment](/files/{world})")
+        format!("See (attachment big.txt was not kept)\n\n[attachment](/files/{world})")
     );
 }
 

@@ -46,6 +46,9 @@ pub(super) struct Gathered {
     references: usize,
     /// An item whose content is encrypted was seen.
     pub encrypted: bool,
+    /// Notes whose content could be read: with none, the whole backup is encrypted; with
+    /// some, the few encrypted ones are skipped.
+    pub readable_notes: usize,
 }
 
 impl Gathered {
@@ -56,6 +59,9 @@ impl Gathered {
             // keys, may stay encrypted in a decrypted one).
             self.encrypted |= matches!(item.content_type.as_str(), "Note" | "Tag");
             return Ok(());
+        }
+        if item.content_type == "Note" && !item.deleted {
+            self.readable_notes += 1;
         }
         if item.deleted {
             return Ok(());

@@ -253,6 +253,22 @@ fn an_encrypted_backup_says_to_export_a_decrypted_one() {
 }
 
 #[test]
+fn one_encrypted_note_in_a_decrypted_backup_is_skipped_and_the_rest_imported() {
+    let json = r#"{"version":"004","items":[
+        {"uuid":"a","content_type":"Note","content":"004:abcd:efgh:ijkl","enc_item_key":"004:x"},
+        {"uuid":"b","content_type":"Note","content":{"title":"Plain","text":"y"}}
+    ]}"#;
+    let (result, sink) = read_json(json);
+    result.unwrap();
+    assert_eq!(
+        sink.skipped,
+        [("Untitled note a".to_owned(), SkipReason::Encrypted)]
+    );
+    assert_eq!(sink.notes.len(), 1);
+    assert_eq!(sink.notes[0].title, "Plain");
+}
+
+#[test]
 fn json_of_another_shape_is_malformed() {
     for json in [
         "{\"notes\":[]}",
