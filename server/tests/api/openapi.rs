@@ -25,6 +25,10 @@ fn path_constants() -> BTreeMap<&'static str, &'static str> {
         ("FILES_PATH", app::api::FILES_PATH),
         ("IMPORT_PATH", app::api::IMPORT_PATH),
         ("TOKENS_PATH", app::api::TOKENS_PATH),
+        (
+            "TOKENS_FORM_PATH",
+            app::components::account_tokens::TOKENS_FORM_PATH,
+        ),
         ("FORM_PATH", app::api::FORM_PATH),
         ("OPENAPI_PATH", server::openapi::OPENAPI_PATH),
     ])
@@ -264,7 +268,10 @@ async fn a_signed_in_route_documents_401_and_answers_it_signed_out() {
         .pointer("/content/application~1problem+json/schema/allOf/1/properties/type/enum");
     assert_eq!(
         types,
-        Some(&serde_json::json!(["/problems/unauthenticated"]))
+        Some(&serde_json::json!([
+            "/problems/unauthenticated",
+            "/problems/invalid-token"
+        ]))
     );
     let response = anonymous().get(app.url("/api/notes")).send().await.unwrap();
     assert_eq!(response.status(), 401);
