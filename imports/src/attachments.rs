@@ -63,6 +63,11 @@ mod tests {
             shown("a.png", &refused("quota: 4 of 5 MB used"), None),
             shown("a.png", &refused("too large"), None),
         );
+        assert_eq!(
+            shown("a `b` [c]\\.pdf", &kept, None),
+            format!("[a  b   c  .pdf](/files/{})", "ab".repeat(32)),
+            "no code span, bracket or escape of the name's own"
+        );
         assert_eq!(content_type_from_name("X.JPEG"), Some("image/jpeg"));
         assert_eq!(content_type_from_name("noextension"), None);
     }
