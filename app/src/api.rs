@@ -406,14 +406,33 @@ mod tests {
     #[test]
     fn an_import_report_keeps_its_wire_shape_and_reads_missing_fields_as_none() {
         let report = ImportReport {
+            kind: "keep".into(),
             imported: 2,
             already_there: 1,
-            failed: vec!["\"x\": too long".into()],
+            skipped: 1,
+            skipped_notes: vec![ImportProblem {
+                name: "Old".into(),
+                reason: "in the other app's trash".into(),
+            }],
+            failed: vec![ImportProblem {
+                name: "x".into(),
+                reason: "too long".into(),
+            }],
+            files: 3,
+            tags_renamed: vec![TagMapping {
+                from: "Home & Garden".into(),
+                to: "home-garden".into(),
+            }],
         };
         let wire = serde_json::to_value(&report).unwrap();
         assert_eq!(
             wire,
-            serde_json::json!({"imported": 2, "already_there": 1, "failed": ["\"x\": too long"]})
+            serde_json::json!({
+                "kind": "keep", "imported": 2, "already_there": 1, "skipped": 1,
+                "skipped_notes": [{"name": "Old", "reason": "in the other app's trash"}],
+                "failed": [{"name": "x", "reason": "too long"}], "files": 3,
+                "tags_renamed": [{"from": "Home & Garden", "to": "home-garden"}]
+            })
         );
         assert_eq!(
             serde_json::from_value::<ImportReport>(wire).unwrap(),
