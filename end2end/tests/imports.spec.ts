@@ -24,12 +24,10 @@ test("importing another app's export shows its progress, then what came in; the 
 
     await picker.setInputFiles(backup);
     const result = page.getByRole("status").filter({ hasText: "Imported" });
-    await expect(result).toContainText(/Imported 6\d notes/, { timeout: 60_000 });
-    await expect(result).toContainText("skipped");
-    await expect(page.getByText(/^Skipped \(\d+\)$/)).toBeVisible();
+    await expect(result).toContainText("Imported 63 notes", { timeout: 60_000 });
     const first = await page.request.get(`${server.url}/api/notes?limit=200`).then((r) => r.json());
     const count = first.notes.length;
-    expect(count).toBeGreaterThan(55);
+    expect(count).toBe(63);
     expect(first.notes.filter((n: { pinned: boolean }) => n.pinned)).toHaveLength(4);
 
     // Again: every note was there already.
@@ -40,7 +38,7 @@ test("importing another app's export shows its progress, then what came in; the 
 
     // An Evernote web clip: its image comes in as a file the note shows.
     await picker.setInputFiles(enex);
-    await expect(result).toContainText(/Imported 1 note, 1 file/, { timeout: 60_000 });
+    await expect(result).toContainText(/Imported 1 note, \d+ files/, { timeout: 60_000 });
 
     // A file of no known kind is refused in words.
     await picker.setInputFiles({ name: "notes.zip", mimeType: "application/zip", buffer: Buffer.from("not an export") });
