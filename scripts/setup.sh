@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what building and testing oncenote needs, skipping whatever is already there.
 #   scripts/setup.sh          tools to build and run the app
-#   scripts/setup.sh --test   the same, plus Debian's Chromium for the browser tests and
+#   scripts/setup.sh --test   the same, plus Debian's Chromium for the browser tests, podman,
+#                             debootstrap and jq for the container image's check, and
 #                             schemathesis (the API fuzzer, scripts/fuzz-api.sh) in tools/.venv
 # Needs: Rust (rustup), Node 20+ with npm, Python 3.9+ with venv (for the fuzzer only), and
-# apt (for Chromium only).
+# apt (for the test tools only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -44,12 +45,22 @@ if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ end2end/package-lock.json -n
   (cd end2end && npm ci --no-audit --no-fund)
 fi
 
-if $want_browser && [ ! -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ]; then
-  step "Installing Debian's Chromium for the browser tests"
-  sudo_if_needed=""
-  [ "$(id -u)" -ne 0 ] && sudo_if_needed="sudo"
-  $sudo_if_needed apt-get update
-  DEBIAN_FRONTEND=noninteractive $sudo_if_needed apt-get install -y chromium
+# Debian packages for the tests: Chromium for the browser tests; podman, debootstrap, jq,
+# curl and psql for the container image's check (scripts/container-check.sh).
+if $want_browser; then
+  packages=()
+  [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || packages+=(chromium)
+  for tool in podman debootstrap jq curl; do
+    command -v "$tool" >/dev/null || packages+=("$tool")
+  done
+  command -v psql >/dev/null || packages+=(postgresql-client)
+  if [ ${#packages[@]} -gt 0 ]; then
+    step "Installing Debian's ${packages[*]} for the tests"
+    sudo_if_needed=""
+    [ "$(id -u)" -ne 0 ] && sudo_if_needed="sudo"
+    $sudo_if_needed apt-get update
+    DEBIAN_FRONTEND=noninteractive $sudo_if_needed apt-get install -y "${packages[@]}"
+  fi
 fi
 
 if $want_browser && [ "$("$SCHEMATHESIS_VENV/bin/schemathesis" --version 2>/dev/null | awk '{print $NF}')" != "$SCHEMATHESIS_VERSION" ]; then

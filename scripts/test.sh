@@ -46,6 +46,11 @@ ONCENOTE_SERVER_BIN=target/release/server scripts/fuzz-api.sh
 printf '\n==> Backup and restore, as docs/SELF-HOSTING.md describes them\n'
 scripts/backup-restore-test.sh
 
+printf '\n==> The container image: built with podman on a debootstrapped Debian 12, run by chroot\n'
+sudo_if_needed=""
+[[ $(id -u) -ne 0 ]] && sudo_if_needed="sudo"
+$sudo_if_needed env ONCENOTE_TEST_PG_URL="$pg_url" CI="${CI:-}" scripts/container-check.sh
+
 printf '\n==> Chaos: 2,000 saves through a faulty proxy (keys expiring under load, some sent by\n    several senders at once), then 2,000 more with 5 server crashes\n'
 cargo run --locked --quiet -p proof --bin chaos -- --intents 2000 --clients 64 --ttl-secs 1 --seed 7
 cargo run --locked --quiet -p proof --bin chaos -- --intents 2000 --clients 64 --kills 5 --seed 8

@@ -1,5 +1,6 @@
 //! The command line: `server` serves the app; `server check-config` says whether the
-//! configuration in the environment would start, and with what; `server backup PATH`
+//! configuration in the environment would start, and with what; `server healthcheck` asks
+//! the running server for `/healthz` (the container's HEALTHCHECK); `server backup PATH`
 //! writes a consistent copy of the database while the server runs.
 
 use std::path::{Path, PathBuf};
@@ -78,6 +79,9 @@ pub enum Command {
     /// Read the configuration from the environment and say what is wrong with it, or
     /// what the server would run with. Exits 0 when it would start, 2 when not.
     CheckConfig,
+    /// Ask the server running on this machine (at LEPTOS_SITE_ADDR) for /healthz. Exits 0
+    /// when it answers 200, 1 otherwise (the container image's HEALTHCHECK).
+    Healthcheck,
     /// Write a consistent copy of the database to PATH (a new file) while the server
     /// keeps running; the copy is checked before this returns.
     Backup {
@@ -271,6 +275,10 @@ mod tests {
         assert_eq!(
             parse(&["server", "check-config"]).unwrap(),
             Some(Command::CheckConfig)
+        );
+        assert_eq!(
+            parse(&["server", "healthcheck"]).unwrap(),
+            Some(Command::Healthcheck)
         );
         assert_eq!(
             parse(&["server", "backup", "/tmp/b.db"]).unwrap(),

@@ -8,6 +8,7 @@ pub mod config;
 pub mod error;
 pub mod files;
 pub mod health;
+pub mod healthcheck;
 pub mod http;
 pub mod idempotency;
 pub mod live;

@@ -2,7 +2,7 @@ use clap::Parser;
 use server::cli::{self, Cli, Command};
 use server::config::Config;
 use server::startup::Application;
-use server::{shutdown, telemetry};
+use server::{healthcheck, shutdown, telemetry};
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -21,6 +21,16 @@ async fn main() -> anyhow::Result<()> {
                     .iter()
                     .for_each(|problem| eprintln!("  - {problem}"));
                 std::process::exit(2);
+            }
+        },
+        Command::Healthcheck => match healthcheck::probe(Config::from_env()?.site_addr).await {
+            Ok(body) => {
+                println!("healthy: {body}");
+                Ok(())
+            }
+            Err(why) => {
+                eprintln!("unhealthy: {why}");
+                std::process::exit(1);
             }
         },
         Command::CopyTo { target } => {

@@ -32,7 +32,7 @@ use tower::ServiceExt;
 use crate::http::client::ClientAddr;
 
 /// The longest the server waits for requests in flight after a shutdown signal.
-const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
 /// How long a refused connection is given to take its 503.
 const REFUSAL_WRITE: Duration = Duration::from_secs(1);

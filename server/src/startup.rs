@@ -74,7 +74,10 @@ impl Application {
             config.tombstone_retention,
             config.file_grace,
         );
-        let base_url = format!("http://{}", listener.local_addr()?);
+        let base_url = format!(
+            "http://{}",
+            crate::healthcheck::reachable_at(listener.local_addr()?)
+        );
         accounts::setup::on_start(&store, &config, &base_url).await?;
         let shell = Arc::new(ShellBuild::detect(OUTPUT_NAME, config.build_id.clone()));
         let max_connections =

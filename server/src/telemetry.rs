@@ -1,4 +1,8 @@
 //! Logs: `RUST_LOG` picks what is shown (default: info for oncenote, warnings for the rest).
+//! Colours only on a terminal: the journal, `docker logs` and a redirected file get plain
+//! text, so `grep 'setup?token='` finds the setup link whole.
+
+use std::io::IsTerminal;
 
 use tracing_subscriber::EnvFilter;
 
@@ -9,5 +13,6 @@ pub fn init() {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_target(false)
+        .with_ansi(std::io::stdout().is_terminal())
         .try_init();
 }
