@@ -2,9 +2,11 @@
 // release server (the benchmark starts it and signs a person in):
 //   node bench/page.mjs <base url> <session token> <saves> <search words…>
 // Prints one JSON object: click → "Saved" latencies (measured inside the page, from the
-// click to the note showing in the saved list), search page latencies (navigation to the
-// first result on screen) beside the home page's (the same navigation, as a baseline), and
-// Lighthouse (mobile and desktop presets) for the home page.
+// click to the note showing in the saved list); searches from the search box of an open
+// page (the home page, hydrated: from Enter to the first result on screen); the search
+// page loaded by its address beside the home page's load (the same navigation, as a
+// baseline); and Lighthouse (mobile and desktop presets) for the home page and for the
+// note page named by ONCENOTE_BENCH_NOTE (a long Markdown note), when it is set.
 import { chromium } from "@playwright/test";
 import lighthouse from "lighthouse";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
@@ -77,20 +79,39 @@ async function browserTimings() {
       await page.getByTestId("search-results").locator("li").first().waitFor({ timeout: 10_000 });
       search.push(performance.now() - started);
     }
-    return { click_to_saved: summary(clickToSaved), home_page: summary(home), search_page: summary(search) };
+    // From the search box: the home page open (hydrated, as a person has it), the words
+    // typed into the masthead's box, then Enter; timed to the first result on screen.
+    const searchBox = [];
+    for (let n = 0; n < Math.max(words.length, 1) * 5; n++) {
+      const word = words[n % words.length] ?? "note";
+      await page.goto(`${base}/`);
+      await page.locator('body[data-hydrated="true"]').waitFor({ timeout: 30_000 });
+      const box = page.locator("#search-q");
+      await box.fill(word);
+      const started = performance.now();
+      await box.press("Enter");
+      await page.getByTestId("search-results").locator("li").first().waitFor({ timeout: 10_000 });
+      searchBox.push(performance.now() - started);
+    }
+    return {
+      click_to_saved: summary(clickToSaved),
+      home_page: summary(home),
+      search_page: summary(search),
+      search_box: summary(searchBox),
+    };
   } finally {
     await browser.close();
   }
 }
 
-async function lighthouseRun(preset) {
+async function lighthouseRun(preset, path) {
   const chrome = await chromeLauncher.launch({
     chromePath: chromiumPath,
     chromeFlags: ["--headless=new", "--no-sandbox", "--disable-gpu"],
   });
   try {
     const result = await lighthouse(
-      `${base}/`,
+      `${base}${path}`,
       {
         port: chrome.port,
         output: "json",
@@ -106,6 +127,7 @@ async function lighthouseRun(preset) {
       .filter((a) => a.score !== null && a.score < 1 && a.scoreDisplayMode === "binary")
       .map((a) => a.id);
     return {
+      page: path,
       preset,
       performance: score("performance"),
       accessibility: score("accessibility"),
@@ -124,14 +146,17 @@ async function lighthouseRun(preset) {
 
 const timings = await browserTimings();
 const lighthouseFigures = [];
-for (const preset of ["mobile", "desktop"]) {
-  // Lighthouse sometimes fails to record a trace in headless Chromium (NO_NAVSTART):
-  // such a run has no scores, and is tried again (three times at most).
-  let run;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    run = await lighthouseRun(preset);
-    if (!run.runtime_error) break;
+const pages = ["/", ...(process.env.ONCENOTE_BENCH_NOTE ? [process.env.ONCENOTE_BENCH_NOTE] : [])];
+for (const path of pages) {
+  for (const preset of ["mobile", "desktop"]) {
+    // Lighthouse sometimes fails to record a trace in headless Chromium (NO_NAVSTART):
+    // such a run has no scores, and is tried again (three times at most).
+    let run;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      run = await lighthouseRun(preset, path);
+      if (!run.runtime_error) break;
+    }
+    lighthouseFigures.push(run);
   }
-  lighthouseFigures.push(run);
 }
 console.log(JSON.stringify({ ...timings, lighthouse: lighthouseFigures }));

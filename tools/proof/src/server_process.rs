@@ -126,3 +126,15 @@ impl ServerProcess {
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
     }
 }
+
+/// The CPU time (user and system) process `pid` has used so far, all its threads
+/// together, ended ones included (Linux: `/proc/<pid>/stat`, in ticks of 10 ms).
+pub fn cpu_time(pid: u32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The name in parentheses may hold spaces: the fields are counted after it.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    // Linux counts them in USER_HZ, which is 100 on every architecture it runs on.
+    Some(Duration::from_millis(ticks * 10))
+}

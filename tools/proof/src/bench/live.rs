@@ -10,7 +10,7 @@ use serde::Serialize;
 use tokio::sync::mpsc;
 
 use super::people::{people, sqlite_database, start_server};
-use super::writes::note_body;
+use super::writes::{Cell, note_body, throughput};
 use crate::stats::{ms, percentile};
 
 /// The figures of live updates.
@@ -28,6 +28,29 @@ pub struct LiveFigures {
     /// The server's resident memory before and with the idle streams open.
     pub idle_rss_before_kib: u64,
     pub idle_rss_with_streams_kib: u64,
+    /// Idempotent creates per second at 16 clients on one server, with no stream open,
+    /// then with 1,000 open (two for each writing person, the rest other people's).
+    pub creates_without_streams_per_second: f64,
+    pub creates_with_streams_per_second: f64,
+}
+
+impl LiveFigures {
+    /// The server's memory each idle stream took, in KiB.
+    pub fn kib_per_idle_stream(&self) -> f64 {
+        self.idle_rss_with_streams_kib
+            .saturating_sub(self.idle_rss_before_kib) as f64
+            / self.idle_streams.max(1) as f64
+    }
+
+    /// The server's memory with [`IDLE_STREAMS`] idle streams open: measured, or — when
+    /// this machine's open-file limit allowed fewer — the memory before them plus that
+    /// many times what each one took.
+    pub fn memory_kib_for_idle_streams(&self) -> u64 {
+        if self.idle_streams >= IDLE_STREAMS {
+            return self.idle_rss_with_streams_kib;
+        }
+        self.idle_rss_before_kib + (self.kib_per_idle_stream() * IDLE_STREAMS as f64) as u64
+    }
 }
 
 /// Opens `per_person` streams for each of `users`; each reports the note ids of the
@@ -47,11 +70,13 @@ async fn open_streams(
                 .timeout(Duration::from_secs(3600))
                 .send()
                 .await?;
-            anyhow::ensure!(
-                response.status() == 200,
-                "a stream was refused: {}",
-                response.status()
-            );
+            if response.status() != 200 {
+                let status = response.status();
+                anyhow::bail!(
+                    "a stream was refused: {status} {}",
+                    response.text().await.unwrap_or_default()
+                );
+            }
             let (events, ready) = (events.clone(), ready_tx.clone());
             tasks.push(tokio::spawn(read_stream(response, events, ready)));
         }
@@ -91,33 +116,26 @@ async fn read_stream(
     }
 }
 
-/// Both figures, each on a server of its own.
-pub async fn at_scale(binary: &Path, dir: &Path) -> anyhow::Result<LiveFigures> {
-    // The benchmark holds 10,000 connections itself.
-    server::open_files::raise_to_hard_limit();
-    let many = [
-        ("ONCENOTE_STREAMS_PER_PERSON", "100000"),
-        ("ONCENOTE_STREAMS_MAX", "100000"),
-        ("ONCENOTE_MAX_CONNECTIONS", "100000"),
-    ];
-    let client = reqwest::Client::builder()
-        .timeout(Duration::from_secs(30))
-        .build()?;
-
-    // Latency: 1,000 streams, 20 for each of 50 people; 200 writes spread over them.
-    let (people_n, per_person, writes_n) = (50, 20, 200);
-    let mut server = start_server(binary, sqlite_database(&dir.join("live.db")), &many).await?;
-    let base = server.base_url();
-    let users = people(&client, &base, people_n).await?;
+/// How long each of `writes` creates (spread over `users`, sent to `write_base`) takes
+/// to reach each of its person's `per_person` streams (opened on `stream_base`): the
+/// event latencies, and the writes' own.
+pub async fn event_latency(
+    users: &[reqwest::Client],
+    write_base: &str,
+    stream_base: &str,
+    per_person: usize,
+    writes_n: usize,
+) -> anyhow::Result<(Vec<Duration>, Vec<Duration>)> {
+    let people_n = users.len();
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let streams = open_streams(&users, &base, per_person, Some(tx)).await?;
+    let streams = open_streams(users, stream_base, per_person, Some(tx)).await?;
     let sent: Arc<std::sync::Mutex<std::collections::HashMap<String, Instant>>> = Arc::default();
     let mut write_times = Vec::with_capacity(writes_n);
     for n in 0..writes_n {
         let user = &users[n % people_n];
         let started = Instant::now();
         let answer = user
-            .post(format!("{base}/api/notes"))
+            .post(format!("{write_base}/api/notes"))
             .header("Idempotency-Key", uuid::Uuid::new_v4().to_string())
             .header("Content-Type", "application/json")
             .body(note_body(n as u64))
@@ -157,10 +175,41 @@ pub async fn at_scale(binary: &Path, dir: &Path) -> anyhow::Result<LiveFigures> 
     for stream in streams {
         stream.abort();
     }
+    Ok((latencies, write_times))
+}
+
+/// The idle streams whose memory is the figure.
+pub const IDLE_STREAMS: usize = 10_000;
+
+/// Both figures, each on a server of its own.
+pub async fn at_scale(binary: &Path, dir: &Path) -> anyhow::Result<LiveFigures> {
+    // The benchmark holds 10,000 connections itself.
+    server::open_files::raise_to_hard_limit();
+    let many = [
+        ("ONCENOTE_STREAMS_PER_PERSON", "100000"),
+        ("ONCENOTE_STREAMS_MAX", "100000"),
+        ("ONCENOTE_MAX_CONNECTIONS", "100000"),
+    ];
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .build()?;
+
+    // Latency: 1,000 streams, 20 for each of 50 people; 200 writes spread over them.
+    let (people_n, per_person, writes_n) = (50, 20, 200);
+    let mut server = start_server(binary, sqlite_database(&dir.join("live.db")), &many).await?;
+    let base = server.base_url();
+    let users = people(&client, &base, people_n).await?;
+    let (mut latencies, mut write_times) =
+        event_latency(&users, &base, &base, per_person, writes_n).await?;
     server.kill()?;
 
-    // Memory: 10,000 idle streams, 500 for each of 20 people.
-    let (idle_people, idle_per_person) = (20, 500);
+    // Memory: 10,000 idle streams, 500 for each of 20 people — or as many as this
+    // machine's open-file limit lets the server hold (half its connections; the figure
+    // for 10,000 is then projected from the memory each one took).
+    let open_files = server::open_files::raise_to_hard_limit();
+    let allowed = server::open_files::connection_cap(100_000, open_files) / 2;
+    let idle_people = 20;
+    let idle_per_person = (IDLE_STREAMS.min(allowed.saturating_sub(100)) / idle_people).max(1);
     let mut server = start_server(binary, sqlite_database(&dir.join("idle.db")), &many).await?;
     let base = server.base_url();
     let users = people(&client, &base, idle_people).await?;
@@ -174,6 +223,9 @@ pub async fn at_scale(binary: &Path, dir: &Path) -> anyhow::Result<LiveFigures> 
     }
     server.kill()?;
 
+    let (creates_without_streams, creates_with_streams) =
+        creates_beside_streams(binary, dir, &client, &many).await?;
+
     let figures = LiveFigures {
         streams: people_n * per_person,
         writes: writes_n,
@@ -183,18 +235,56 @@ pub async fn at_scale(binary: &Path, dir: &Path) -> anyhow::Result<LiveFigures> 
         idle_streams: idle_people * idle_per_person,
         idle_rss_before_kib: before,
         idle_rss_with_streams_kib: with_streams,
+        creates_without_streams_per_second: creates_without_streams.per_second,
+        creates_with_streams_per_second: creates_with_streams.per_second,
     };
     println!(
         "live: write → event p50 {:.1} ms, p99 {:.1} ms with {} streams open (the write's own answer p50 {:.1} ms)",
         figures.event_p50_ms, figures.event_p99_ms, figures.streams, figures.write_p50_ms
     );
     println!(
-        "live: {} idle streams: server memory {} → {} KiB (+{} KiB, {:.1} KiB per stream)",
+        "live: {} idle streams: server memory {} → {} KiB (+{} KiB, {:.1} KiB per stream; {:.0} MB for {IDLE_STREAMS})",
         figures.idle_streams,
         before,
         with_streams,
         with_streams.saturating_sub(before),
-        with_streams.saturating_sub(before) as f64 / figures.idle_streams as f64
+        figures.kib_per_idle_stream(),
+        figures.memory_kib_for_idle_streams() as f64 / 1024.0
+    );
+    println!(
+        "live: creates at 16 clients {:.0}/s with no stream open, {:.0}/s with 1,000 open = {:.2}×",
+        figures.creates_without_streams_per_second,
+        figures.creates_with_streams_per_second,
+        figures.creates_with_streams_per_second
+            / figures
+                .creates_without_streams_per_second
+                .max(f64::MIN_POSITIVE)
     );
     Ok(figures)
+}
+
+/// Creates at 16 clients (16 people) on a server of their own, first with no stream
+/// open, then with 1,000: two for each writing person (each create wakes them, and they
+/// read the feed) and 968 of 44 other people (idle).
+async fn creates_beside_streams(
+    binary: &Path,
+    dir: &Path,
+    client: &reqwest::Client,
+    settings: &[(&str, &str)],
+) -> anyhow::Result<(Cell, Cell)> {
+    const SECONDS: Duration = Duration::from_secs(5);
+    let mut server =
+        start_server(binary, sqlite_database(&dir.join("feed-tax.db")), settings).await?;
+    let base = server.base_url();
+    let writers = people(client, &base, 16).await?;
+    let others = people(client, &base, 44).await?;
+    let without = throughput(&writers, &base, "idempotent", 16, SECONDS).await?;
+    let mut streams = open_streams(&writers, &base, 2, None).await?;
+    streams.extend(open_streams(&others, &base, 22, None).await?);
+    let with = throughput(&writers, &base, "idempotent", 16, SECONDS).await?;
+    for stream in streams {
+        stream.abort();
+    }
+    server.kill()?;
+    Ok((without, with))
 }

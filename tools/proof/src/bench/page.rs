@@ -1,18 +1,28 @@
-//! The page in a browser (`node end2end/bench/page.mjs`): click → Saved, the search page
-//! at 100,000 notes, and Lighthouse (mobile, desktop), in Chromium.
+//! The page in a browser (`node end2end/bench/page.mjs`): click → Saved, a search from the
+//! search box of an open page at 100,000 notes, and Lighthouse (mobile, desktop) on the
+//! home page and on a note page with a long Markdown note, in Chromium.
 
 use super::seed::word;
 
 /// Runs the browser measurements against `base` as the person of `token` (timing `saves`
 /// saves) and prints their line; `None` (with the reason printed) if they could not run.
-pub async fn in_the_browser(base: &str, token: &str, saves: usize) -> Option<serde_json::Value> {
-    let page = page_figures(base, token, saves).await;
+pub async fn in_the_browser(
+    client: &reqwest::Client,
+    base: &str,
+    token: &str,
+    saves: usize,
+) -> Option<serde_json::Value> {
+    let page = match long_note(client, base).await {
+        Ok(note_path) => page_figures(base, token, saves, &note_path).await,
+        Err(error) => Err(error),
+    };
     match &page {
         Ok(figures) => println!(
-            "in the browser: click → Saved p95 {:.1} ms, search page p95 {:.1} ms at 100,000 notes; Lighthouse {}",
+            "in the browser: click → Saved p95 {:.1} ms, search from the box p95 {:.1} ms at 100,000 notes (the search page loaded: p95 {:.1} ms); Lighthouse {}",
             figures["click_to_saved"]["p95_ms"]
                 .as_f64()
                 .unwrap_or(f64::NAN),
+            figures["search_box"]["p95_ms"].as_f64().unwrap_or(f64::NAN),
             figures["search_page"]["p95_ms"]
                 .as_f64()
                 .unwrap_or(f64::NAN),
@@ -30,7 +40,8 @@ fn lighthouse_summary(runs: &serde_json::Value) -> String {
             runs.iter()
                 .map(|r| {
                     format!(
-                        "{}: performance {} accessibility {} best practices {} (LCP {:.0} ms, TBT {:.0} ms, CLS {:.3}, {:.0} KB)",
+                        "{} {}: performance {} accessibility {} best practices {} (LCP {:.0} ms, TBT {:.0} ms, CLS {:.3}, {:.0} KB)",
+                        r["page"].as_str().unwrap_or("/"),
                         r["preset"].as_str().unwrap_or("?"),
                         r["performance"],
                         r["accessibility"],
@@ -47,10 +58,70 @@ fn lighthouse_summary(runs: &serde_json::Value) -> String {
         .unwrap_or_default()
 }
 
+/// Creates the long Markdown note Lighthouse opens; its page's path.
+async fn long_note(client: &reqwest::Client, base: &str) -> anyhow::Result<String> {
+    let answer = client
+        .post(format!("{base}/api/notes"))
+        .header("content-type", "application/json")
+        .header("idempotency-key", uuid::Uuid::new_v4().to_string())
+        .body(
+            serde_json::json!({
+                "title": "Field guide (a long Markdown note)",
+                "body": long_markdown(),
+                "written_at": "2026-11-30T05:00:00.000Z"
+            })
+            .to_string(),
+        )
+        .send()
+        .await?;
+    anyhow::ensure!(answer.status() == 201, "the long note was not made");
+    let note: serde_json::Value = answer.json().await?;
+    Ok(format!(
+        "/notes/{}",
+        note["id"].as_str().unwrap_or_default()
+    ))
+}
+
+/// About 24 KB of Markdown as people write it: 40 sections, each with a heading, a
+/// paragraph with emphasis, a link and code, a list, tasks, a quote, a table, a code
+/// block.
+pub fn long_markdown() -> String {
+    let mut text = String::from("Notes from the field, kept as they came.\n\n");
+    for n in 1..=40 {
+        text.push_str(&format!(
+            "## Day {n}: {} to {}\n\n\
+             We left at *{n}:30* and walked along the **{}** ridge; the map \
+             ([trail {n}](https://example.org/trails/{n})) says `{n}.{n} km`, it felt longer.\n\n\
+             - water: {n} litres\n- snacks: {}\n  - kept for the top\n- weather: fair\n\n\
+             - [x] check the bus times\n- [ ] send photos to {}\n\n\
+             > The {} was quiet; only the wind and a {} far off.\n\n\
+             | leg | km | hours |\n|---|---:|---:|\n| out | {n} | {} |\n| back | {n} | {} |\n\n\
+             ```\nsummit {n}: {} m\n```\n\n",
+            word(n),
+            word(n + 1),
+            word(n + 2),
+            word(n + 3),
+            word(n + 4),
+            word(n + 5),
+            word(n + 6),
+            n % 5 + 1,
+            n % 4 + 1,
+            1000 + n * 37
+        ));
+    }
+    text
+}
+
 /// Runs `node end2end/bench/page.mjs` and reads its JSON.
-async fn page_figures(base: &str, token: &str, saves: usize) -> anyhow::Result<serde_json::Value> {
+async fn page_figures(
+    base: &str,
+    token: &str,
+    saves: usize,
+    note_path: &str,
+) -> anyhow::Result<serde_json::Value> {
     let mut command = std::process::Command::new("node");
     command
+        .env("ONCENOTE_BENCH_NOTE", note_path)
         .arg("bench/page.mjs")
         .arg(base)
         .arg(token)

@@ -54,14 +54,17 @@ pub async fn person(
     Ok((client, token))
 }
 
-/// `n` people signed up on the server: a client each, carrying its session.
+/// `n` people signed up on the server: a client each, carrying its session. Each call
+/// makes new people (never those of an earlier call).
 pub async fn people(
     client: &reqwest::Client,
     base: &str,
     n: usize,
 ) -> anyhow::Result<Vec<reqwest::Client>> {
+    static MADE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let mut clients = Vec::with_capacity(n);
-    for n in 0..n {
+    for _ in 0..n {
+        let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let name = format!("bench-{}-{n}", std::process::id());
         clients.push(person(client, base, &name).await?.0);
     }

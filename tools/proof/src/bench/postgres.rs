@@ -10,6 +10,7 @@ use super::people::{people, scope_of, start_server};
 use super::search::{SIZES, SearchFigures, search_latency};
 use super::seed;
 use super::writes::{Cell, create_vs_plain, edit_throughput, plain_vs_idempotent, throughput};
+use crate::stats::{ms, percentile};
 
 /// The PostgreSQL side of the side-by-side table.
 #[derive(Serialize, Clone)]
@@ -20,6 +21,9 @@ pub struct PostgresFigures {
     pub edit_per_second_16: f64,
     pub edit_p99_ms_16: f64,
     pub search: Vec<SearchFigures>,
+    /// Write → event across two replicas: streams on one, creates sent to the other.
+    pub fan_out_event_p50_ms: f64,
+    pub fan_out_event_p99_ms: f64,
 }
 
 /// The figures on the PostgreSQL server at `server` (`none`: not measured), with the
@@ -76,13 +80,26 @@ async fn figures_on(
         .timeout(Duration::from_secs(30))
         .build()?;
     let users = people(&client, &base, 16).await?;
-    let cells = plain_vs_idempotent(&users, &base, seconds).await?;
+    let cells = plain_vs_idempotent(&users, &base, seconds, process.pid()).await?;
     let create_vs_plain = create_vs_plain(&cells);
     let replay = throughput(&users[..1], &base, "replay", 16, seconds).await?;
     let edits = edit_throughput(&users, &base, 16, seconds).await?;
     println!(
         "replay 16 clients {:.0}/s · edit 16 clients {:.0}/s (p99 {:.2} ms)",
         replay.per_second, edits.per_second, edits.p99_ms
+    );
+    // Fan-out: a second replica on the same database holds 5 streams for each of the 16
+    // people; 160 creates go to the first.
+    let mut replica = start_server(binary, url.to_owned(), &[]).await?;
+    let (mut fan_out, _) =
+        super::live::event_latency(&users, &base, &replica.base_url(), 5, 160).await?;
+    replica.kill()?;
+    let (fan_out_event_p50_ms, fan_out_event_p99_ms) = (
+        ms(percentile(&mut fan_out, 50.0)),
+        ms(percentile(&mut fan_out, 99.0)),
+    );
+    println!(
+        "write on one replica → event on the other (80 streams): p50 {fan_out_event_p50_ms:.1} ms, p99 {fan_out_event_p99_ms:.1} ms"
     );
     // Search on a person of its own, seeded through the server's storage.
     let searcher = people(&client, &base, 1).await?.remove(0);
@@ -102,5 +119,7 @@ async fn figures_on(
         edit_per_second_16: edits.per_second,
         edit_p99_ms_16: edits.p99_ms,
         search,
+        fan_out_event_p50_ms,
+        fan_out_event_p99_ms,
     })
 }

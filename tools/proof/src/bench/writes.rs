@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::people::{people, sqlite_database, start_server};
+use crate::server_process::cpu_time;
 use crate::stats::{ms, percentile};
 
 /// The client counts of the throughput table.
@@ -22,6 +23,10 @@ pub struct Cell {
     pub per_second: f64,
     pub p50_ms: f64,
     pub p99_ms: f64,
+    /// The server's CPU time (all its threads, user and system) per request, in µs,
+    /// where it was measured: read off the process before and after the cell.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_cpu_us: Option<f64>,
 }
 
 /// Requests per second of the cell of `mode` at `clients` (0 if it was not measured).
@@ -49,16 +54,20 @@ pub fn create_vs_plain(cells: &[Cell]) -> Vec<(usize, f64)> {
 /// The throughput table's heading.
 pub fn print_heading() {
     println!(
-        "\n{:<12} {:>7} {:>9} {:>10} {:>9} {:>9}",
-        "mode", "clients", "requests", "per second", "p50 ms", "p99 ms"
+        "\n{:<12} {:>7} {:>9} {:>10} {:>9} {:>9} {:>11}",
+        "mode", "clients", "requests", "per second", "p50 ms", "p99 ms", "server CPU"
     );
 }
 
 /// One row of the throughput table.
 pub fn print_row(cell: &Cell) {
+    let cpu = cell
+        .server_cpu_us
+        .map(|us| format!("{us:.0} µs/req"))
+        .unwrap_or_default();
     println!(
-        "{:<12} {:>7} {:>9} {:>10.0} {:>9.2} {:>9.2}",
-        cell.mode, cell.clients, cell.requests, cell.per_second, cell.p50_ms, cell.p99_ms
+        "{:<12} {:>7} {:>9} {:>10.0} {:>9.2} {:>9.2} {:>11}",
+        cell.mode, cell.clients, cell.requests, cell.per_second, cell.p50_ms, cell.p99_ms, cpu
     );
 }
 
@@ -72,21 +81,50 @@ pub fn note_body(n: u64) -> String {
     .to_string()
 }
 
-/// Plain inserts and idempotent creates at 1, 16 and 64 clients, each row printed.
+/// Plain inserts and idempotent creates at 1, 16 and 64 clients, then `/healthz` at 16
+/// (a bare request: what every request costs before its work), each row printed; the
+/// CPU time per request of the server `pid` measured in each.
 pub async fn plain_vs_idempotent(
     users: &[reqwest::Client],
     base: &str,
     seconds: Duration,
+    pid: Option<u32>,
 ) -> anyhow::Result<Vec<Cell>> {
     let mut cells = Vec::new();
-    for clients in CLIENTS {
-        for mode in ["plain", "idempotent"] {
-            let cell = throughput(users, base, mode, clients, seconds).await?;
-            print_row(&cell);
-            cells.push(cell);
-        }
+    let modes = CLIENTS
+        .iter()
+        .flat_map(|&clients| [("plain", clients), ("idempotent", clients)])
+        .chain([("healthz", 16)]);
+    for (mode, clients) in modes {
+        let cell = with_cpu(pid, throughput(users, base, mode, clients, seconds)).await?;
+        print_row(&cell);
+        cells.push(cell);
     }
     Ok(cells)
+}
+
+/// The cell `measuring` takes, with the CPU time the server `pid` used per request
+/// meanwhile.
+pub async fn with_cpu(
+    pid: Option<u32>,
+    measuring: impl std::future::Future<Output = anyhow::Result<Cell>>,
+) -> anyhow::Result<Cell> {
+    let before = pid.and_then(cpu_time);
+    let mut cell = measuring.await?;
+    let after = pid.and_then(cpu_time);
+    if let (Some(before), Some(after)) = (before, after) {
+        cell.server_cpu_us =
+            Some((after - before).as_secs_f64() * 1e6 / cell.requests.max(1) as f64);
+    }
+    Ok(cell)
+}
+
+/// The server's CPU time per request of `mode` at `clients` (µs), if it was measured.
+pub fn cpu_per_request(cells: &[Cell], mode: &str, clients: usize) -> Option<f64> {
+    cells
+        .iter()
+        .find(|c| c.mode == mode && c.clients == clients)
+        .and_then(|c| c.server_cpu_us)
 }
 
 /// Idempotent creates at 1, 16 and 64 clients on a server of its own for `database` that
@@ -108,8 +146,11 @@ pub async fn one_commit_each(
     let single_users = people(client, &single_base, 16).await?;
     let mut cells = Vec::new();
     for clients in CLIENTS {
-        let mut cell =
-            throughput(&single_users, &single_base, "idempotent", clients, seconds).await?;
+        let mut cell = with_cpu(
+            single.pid(),
+            throughput(&single_users, &single_base, "idempotent", clients, seconds),
+        )
+        .await?;
         cell.mode = "one commit each";
         println!(
             "{:<16} {:>3} {:>9} {:>10.0} {:>9.2} {:>9.2}",
@@ -150,6 +191,7 @@ pub async fn throughput(
             while Instant::now() < deadline {
                 n += 1;
                 let request = match mode {
+                    "healthz" => client.get(format!("{base}/healthz")),
                     "plain" => client
                         .post(format!("{base}/bench/plain-notes"))
                         .body(note_body(n)),
@@ -270,5 +312,6 @@ fn cell(
         per_second: requests.len() as f64 / elapsed.as_secs_f64(),
         p50_ms: ms(percentile(&mut requests, 50.0)),
         p99_ms: ms(percentile(&mut requests, 99.0)),
+        server_cpu_us: None,
     }
 }

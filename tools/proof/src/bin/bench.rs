@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use proof::bench::people::{people, sqlite_database, start_server};
-use proof::bench::report::{Measured, Report};
+use proof::bench::report::{self, Measured, Report};
 use proof::bench::search::SearchServer;
 use proof::bench::{burst, disk, files, latency, live, page, postgres, wasm, writes};
 
@@ -36,13 +36,21 @@ struct Args {
     /// Saves timed in the browser (click → Saved).
     #[arg(long, default_value_t = 40)]
     saves: usize,
-    /// Only the live-updates figures (change → event latency, idle streams' memory).
-    #[arg(long)]
-    live_only: bool,
-    /// Only the files figures (a 10 MiB upload's throughput, memory during 8 parallel
-    /// 25 MiB uploads).
-    #[arg(long)]
-    files_only: bool,
+    /// Only one part of the run, its figures printed (no JSON): `writes` (plain inserts
+    /// against idempotent creates on SQLite, with the server's CPU per request),
+    /// `postgres` (the write and search figures on PostgreSQL), `live` (change → event
+    /// latency, idle streams' memory), `files` (a 10 MiB upload's throughput, memory
+    /// during 8 parallel 25 MiB uploads).
+    #[arg(long, value_enum)]
+    only: Option<Part>,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Part {
+    Writes,
+    Postgres,
+    Live,
+    Files,
 }
 
 #[tokio::main]
@@ -51,13 +59,34 @@ async fn main() -> anyhow::Result<()> {
     let dir = std::env::temp_dir().join(format!("oncenote-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let seconds = Duration::from_secs(args.seconds);
-    if args.live_only {
-        live::at_scale(&args.server, &dir).await?;
-        let _ = std::fs::remove_dir_all(&dir);
-        return Ok(());
-    }
-    if args.files_only {
-        files::upload_figures(&args.server, &dir).await?;
+    if let Some(part) = args.only {
+        match part {
+            Part::Writes => {
+                let mut server =
+                    start_server(&args.server, sqlite_database(&dir.join("w.db")), &[]).await?;
+                let client = reqwest::Client::new();
+                let users = people(&client, &server.base_url(), 16).await?;
+                writes::print_heading();
+                let cells =
+                    writes::plain_vs_idempotent(&users, &server.base_url(), seconds, server.pid())
+                        .await?;
+                report::print_create_targets("SQLite", &cells);
+                server.kill()?;
+            }
+            Part::Postgres => {
+                if let Some(pg) =
+                    postgres::side_by_side(&args.server, &args.postgres, seconds).await?
+                {
+                    report::print_postgres_targets(&pg);
+                }
+            }
+            Part::Live => {
+                live::at_scale(&args.server, &dir).await?;
+            }
+            Part::Files => {
+                files::upload_figures(&args.server, &dir).await?;
+            }
+        }
         let _ = std::fs::remove_dir_all(&dir);
         return Ok(());
     }
@@ -99,7 +128,7 @@ async fn main() -> anyhow::Result<()> {
     }
 
     writes::print_heading();
-    let cells = writes::plain_vs_idempotent(&users, &base, seconds).await?;
+    let cells = writes::plain_vs_idempotent(&users, &base, seconds, server.pid()).await?;
     let replay = writes::throughput(&users[..1], &base, "replay", 16, seconds).await?;
     writes::print_row(&replay);
     let bursts = burst::new_key_vs_replays(&client, &base, &database).await?;
@@ -122,7 +151,13 @@ async fn main() -> anyhow::Result<()> {
     let mut search_server =
         SearchServer::start(&args.server, &dir.join("search.db"), &client).await?;
     let (search, lists) = search_server.search_and_lists().await?;
-    let page = page::in_the_browser(&search_server.base, &search_server.token, args.saves).await;
+    let page = page::in_the_browser(
+        &search_server.client,
+        &search_server.base,
+        &search_server.token,
+        args.saves,
+    )
+    .await;
     search_server.process.kill()?;
 
     let postgres = postgres::side_by_side(&args.server, &args.postgres, seconds).await?;
