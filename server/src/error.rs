@@ -187,6 +187,9 @@ impl From<StorageError> for ApiError {
             StorageError::Full => ApiError::StorageFull,
             StorageError::KeyInUse => ApiError::IdempotencyKeyInUse,
             StorageError::KeyReused => ApiError::IdempotencyKeyReused,
+            // The pipeline replays the stored answer instead; were it gone, the client
+            // sends again with its key.
+            StorageError::KeyTaken => ApiError::IdempotencyKeyInUse,
             StorageError::UsernameTaken => ApiError::UsernameTaken,
             // The domain's own refusal, carried through the write transaction: itself.
             StorageError::Refused(refusal) => match refusal.downcast::<ApiError>() {

@@ -5,7 +5,10 @@
 //! 2. requests with the same key in this process wait for the first one (bounded), then
 //!    read its answer;
 //! 3. the backend ([`Backend::write`]) claims the key inside a write transaction — and
-//!    replays what the key already holds if another request finished first;
+//!    replays what the key already holds if another request finished first (PostgreSQL
+//!    claims it first of all, by inserting its row; SQLite, which has one writer, when
+//!    it stores the answer: a key that holds one already rolls the write back, and the
+//!    answer there is replayed);
 //! 4. the operation decides and writes inside that transaction and says what it did; the
 //!    route's answer function turns that into the answer to keep;
 //! 5. the backend stores the answer with the key and commits — the write and its answer
@@ -137,14 +140,27 @@ async fn execute_on<B: Backend, W: Work>(
     let ticket = ClaimTicket {
         scope: scope.to_owned(),
         key: key.clone(),
-        fingerprint,
+        fingerprint: fingerprint.clone(),
         created_at: timestamp::format(now),
         expires_at: timestamp::format(timestamp::after(now, pipeline.key_ttl)),
     };
-    let written = backend
-        .write(ticket, Arc::new(work))
-        .await
-        .map_err(ApiError::from);
+    let written = match backend.write(ticket, Arc::new(work)).await {
+        // Another request with this key may have finished between the read above and
+        // this write (another process on the same SQLite file, or a retry that read
+        // before the first committed): then its stored answer is the one to give, and
+        // this write was rolled back. `KeyTaken` says so; a refusal may be the late
+        // write's view of what the first one did, so the key is read again for both.
+        Err(lost @ (StorageError::KeyTaken | StorageError::Refused(_))) => {
+            match backend.find_answer(scope, key).await {
+                Ok(Some(saved)) => saved
+                    .replay_for(&fingerprint)
+                    .ok_or(ApiError::IdempotencyKeyReused),
+                Ok(None) => Err(ApiError::from(lost)),
+                Err(error) => Err(ApiError::from(error)),
+            }
+        }
+        written => written.map_err(ApiError::from),
+    };
     pipeline.health.record(&written);
     written
 }

@@ -27,6 +27,11 @@ pub enum StorageError {
     /// The key holds the answer to another request.
     #[error("the key was used for another request")]
     KeyReused,
+    /// Another request with this key stored its answer first (found when this write came
+    /// to store its own, on SQLite): this write was rolled back, and the stored answer is
+    /// the one to give. Not a failure of the write: someone else finished it.
+    #[error("another request with this key finished first")]
+    KeyTaken,
     /// The username is taken (a unique name, compared without case).
     #[error("the username is taken")]
     UsernameTaken,

@@ -3,8 +3,8 @@
 
 use app::api::{Note, Revision, RevisionKind};
 
-use crate::records::User;
-use crate::storage::StorageError;
+use crate::records::{Fingerprint, User};
+use crate::storage::{PastWrite, StorageError};
 
 /// The columns of a note, in `NoteRow`'s order.
 pub const NOTE_COLUMNS: &str = "id, title, body, written_at, created_at, updated_at, version, \
@@ -109,6 +109,54 @@ pub fn kind_name(kind: RevisionKind) -> &'static str {
         RevisionKind::Unpin => "unpin",
         RevisionKind::TagRename => "tag-rename",
     }
+}
+
+/// Where a key may have left its mark after its idempotency row expired, looked up in
+/// one statement (the same on both databases: `$1` the scope, `$2` the key), the first
+/// place found in this order: a revision, a delete for good, a key the delete kept, a
+/// tag rename. Read back by [`past_write_of`].
+pub const PAST_WRITE: &str = "SELECT place, note_id, kind, request_fingerprint FROM ( \
+     SELECT 1 AS place, note_id, kind, request_fingerprint FROM revisions \
+     WHERE scope = $1 AND idempotency_key = $2 \
+     UNION ALL SELECT 2, note_id, NULL, request_fingerprint FROM tombstones \
+     WHERE scope = $1 AND idempotency_key = $2 \
+     UNION ALL SELECT 3, note_id, kind, request_fingerprint FROM purged_keys \
+     WHERE scope = $1 AND idempotency_key = $2 \
+     UNION ALL SELECT 4, NULL, NULL, request_fingerprint FROM tag_renames \
+     WHERE scope = $1 AND idempotency_key = $2 \
+     ) AS found ORDER BY place LIMIT 1";
+
+/// A row of [`PAST_WRITE`]: the place, the note, the revision's kind, the fingerprint.
+pub type PastWriteRow = (i32, Option<String>, Option<String>, Option<String>);
+
+/// The earlier write a [`PAST_WRITE`] row tells of, with the fingerprint of its request.
+pub fn past_write_of(row: PastWriteRow) -> Result<(PastWrite, Fingerprint), StorageError> {
+    let (place, note_id, kind, fingerprint) = row;
+    let note_id = || {
+        note_id.clone().ok_or_else(|| {
+            StorageError::Other(anyhow::anyhow!("a past write of place {place} has no note"))
+        })
+    };
+    let kind = || revision_kind(kind.as_deref().unwrap_or_default());
+    let past = match place {
+        1 => PastWrite::Revision {
+            note_id: note_id()?,
+            kind: kind()?,
+        },
+        2 => PastWrite::Purge {
+            note_id: note_id()?,
+        },
+        3 => PastWrite::Deleted {
+            note_id: note_id()?,
+            kind: kind()?,
+        },
+        _ => PastWrite::TagRename,
+    };
+    // A delete for good without a key of its own (the trash's expiry) keeps none.
+    Ok((
+        past,
+        Fingerprint::from_stored(fingerprint.unwrap_or_default()),
+    ))
 }
 
 pub fn revision_kind(name: &str) -> Result<RevisionKind, StorageError> {

@@ -2,6 +2,8 @@
 //! promise holds across them. These run on both backends (two processes may share one
 //! SQLite file as well); on PostgreSQL they are the point of the deployment.
 
+use std::time::Duration;
+
 use app::api::{EditAnswer, EditOutcome, IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER};
 use serde_json::json;
 use sha2::{Digest, Sha256};
@@ -42,6 +44,51 @@ async fn sixty_four_requests_with_one_key_over_two_replicas_make_one_note_and_on
         bodies.iter().all(|b| *b == bodies[0]),
         "every 201 is the same answer"
     );
+    assert_eq!(a.note_count().await, 1);
+    assert_eq!(a.key_count().await, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_retry_sent_to_another_replica_while_the_first_is_writing_gets_the_first_answer() {
+    // B reads the key before A has committed (nothing there) and reaches the write after
+    // A's commit: it must not write again, and must answer what A answered. (Both wait for
+    // the write lock as long as A's slowed insert takes.)
+    let wait = |config: &mut server::config::Config| config.key_wait = Duration::from_secs(60);
+    let a = spawn_app_with(wait).await;
+    let b = a.replica_with(wait).await;
+    a.db.slow_down_note_inserts(&a.pool).await;
+    let body = note_json("Written on A, retried on B");
+    let first = {
+        let (client, url, body) = (a.client.clone(), a.url("/api/notes"), body.clone());
+        tokio::spawn(async move {
+            client
+                .post(url)
+                .header(IDEMPOTENCY_KEY_HEADER, "retried-elsewhere")
+                .json(&body)
+                .send()
+                .await
+                .unwrap()
+        })
+    };
+    // A is inside its slow insert, holding the write.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let retry = a
+        .client
+        .post(b.url("/api/notes"))
+        .header(IDEMPOTENCY_KEY_HEADER, "retried-elsewhere")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let first = first.await.unwrap();
+    assert_eq!(first.status(), 201);
+    assert_eq!(
+        retry.status(),
+        201,
+        "the retry is told the first write's answer"
+    );
+    assert_eq!(retry.headers()[IDEMPOTENT_REPLAYED_HEADER], "true");
+    assert_eq!(retry.bytes().await.unwrap(), first.bytes().await.unwrap());
     assert_eq!(a.note_count().await, 1);
     assert_eq!(a.key_count().await, 1);
 }

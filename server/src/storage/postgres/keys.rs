@@ -64,15 +64,15 @@ impl Backend for PgStore {
 impl PgStore {
     /// A write transaction whose lock waits are bounded by `key_wait`.
     async fn begin_write(&self) -> Result<Transaction<'static, Postgres>, StorageError> {
-        let mut tx = self.pool.begin().await?;
-        // SET does not take parameters; the value is a number this server formats.
-        sqlx::query(&format!(
-            "SET LOCAL lock_timeout = '{}ms'",
-            self.key_wait.as_millis().max(1)
-        ))
-        .execute(&mut *tx)
-        .await?;
-        Ok(tx)
+        // One trip: `BEGIN` and the bound go together as a simple query. SET does not take
+        // parameters; the value is a number this server formats.
+        Ok(self
+            .pool
+            .begin_with(format!(
+                "BEGIN; SET LOCAL lock_timeout = '{}ms'",
+                self.key_wait.as_millis().max(1)
+            ))
+            .await?)
     }
 
     /// Begins a write transaction and claims the key in it.

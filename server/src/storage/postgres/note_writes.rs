@@ -11,7 +11,8 @@ use super::unstorable;
 use crate::records::{Fingerprint, IdempotencyKey};
 use crate::storage::StorageError;
 use crate::storage::rows::{
-    NOTE_COLUMNS, NoteRow, RevisionRow, kind_name, revision_kind, tags_column, tags_of,
+    NOTE_COLUMNS, NoteRow, PAST_WRITE, PastWriteRow, RevisionRow, kind_name, past_write_of,
+    tags_column, tags_of,
 };
 use crate::storage::{NewRevision, NoteWrites, PastWrite};
 
@@ -31,7 +32,7 @@ impl NoteWrites for PgTx {
         fingerprint: &Fingerprint,
         note: &Note,
     ) -> Result<bool, StorageError> {
-        if !insert_note(&mut *self.0, scope, key, fingerprint, note).await? {
+        if !insert_note_and_revision(&mut self.0, scope, key, fingerprint, note).await? {
             return Ok(false);
         }
         insert_tags(&mut self.0, scope, &note.id, &tags_of(note)).await?;
@@ -42,18 +43,6 @@ impl NoteWrites for PgTx {
             ChangeKind::Upsert,
             &note.updated_at,
         ));
-        insert_revision(
-            &mut self.0,
-            scope,
-            note,
-            NewRevision {
-                version: note.version,
-                kind: RevisionKind::Create,
-                key,
-                fingerprint,
-            },
-        )
-        .await?;
         Ok(true)
     }
 
@@ -89,58 +78,12 @@ impl NoteWrites for PgTx {
         scope: &str,
         key: &IdempotencyKey,
     ) -> Result<Option<(PastWrite, Fingerprint)>, StorageError> {
-        let revision: Option<(String, String, String)> = sqlx::query_as(
-            "SELECT note_id, kind, request_fingerprint FROM revisions \
-             WHERE scope = $1 AND idempotency_key = $2",
-        )
-        .bind(scope)
-        .bind(key.as_str())
-        .fetch_optional(&mut *self.0)
-        .await?;
-        if let Some((note_id, kind, fingerprint)) = revision {
-            return Ok(Some((
-                PastWrite::Revision {
-                    note_id,
-                    kind: revision_kind(&kind)?,
-                },
-                Fingerprint::from_stored(fingerprint),
-            )));
-        }
-        let purge: Option<(String, Option<String>)> = sqlx::query_as(
-            "SELECT note_id, request_fingerprint FROM tombstones \
-             WHERE scope = $1 AND idempotency_key = $2",
-        )
-        .bind(scope)
-        .bind(key.as_str())
-        .fetch_optional(&mut *self.0)
-        .await?;
-        if let Some((note_id, fingerprint)) = purge {
-            return Ok(Some((
-                PastWrite::Purge { note_id },
-                Fingerprint::from_stored(fingerprint.unwrap_or_default()),
-            )));
-        }
-        let deleted: Option<(String, String, String)> = sqlx::query_as(
-            "SELECT note_id, kind, request_fingerprint FROM purged_keys \
-             WHERE scope = $1 AND idempotency_key = $2",
-        )
-        .bind(scope)
-        .bind(key.as_str())
-        .fetch_optional(&mut *self.0)
-        .await?;
-        if let Some((note_id, kind, fingerprint)) = deleted {
-            return Ok(Some((
-                PastWrite::Deleted {
-                    note_id,
-                    kind: revision_kind(&kind)?,
-                },
-                Fingerprint::from_stored(fingerprint),
-            )));
-        }
-        Ok(self
-            .rename_record(scope, key)
-            .await?
-            .map(|(_, fingerprint)| (PastWrite::TagRename, fingerprint)))
+        let row: Option<PastWriteRow> = sqlx::query_as(PAST_WRITE)
+            .bind(scope)
+            .bind(key.as_str())
+            .fetch_optional(&mut *self.0)
+            .await?;
+        row.map(past_write_of).transpose()
     }
 
     /// The note, locked until the transaction ends: a write on another replica waits.
@@ -356,6 +299,49 @@ async fn insert_revision(
     Ok(())
 }
 
+/// The insert of a note carrying its key (nothing when the key has its note already):
+/// `$1`–`$3` the search document's parts, `$4`–`$17` the note's columns (see
+/// [`note_insert`]).
+fn note_insert_sql() -> String {
+    format!(
+        "INSERT INTO notes (id, scope, idempotency_key, request_fingerprint, title, body, \
+         written_at, created_at, updated_at, version, trashed_at, conflict_of, search, \
+         pinned, tags) \
+         VALUES ($4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, {SEARCH_DOCUMENT}, \
+         $16, $17) \
+         ON CONFLICT (scope, idempotency_key) DO NOTHING"
+    )
+}
+
+/// `sql` (which starts with [`note_insert_sql`]'s parameters) bound to `note`.
+fn note_insert<'q>(
+    sql: &'q str,
+    scope: &'q str,
+    key: &'q IdempotencyKey,
+    fingerprint: &'q Fingerprint,
+    note: &'q Note,
+) -> sqlx::query::Query<'q, Postgres, sqlx::postgres::PgArguments> {
+    let (title, body, cjk) = search_parts(note);
+    sqlx::query(sql)
+        .bind(title)
+        .bind(body)
+        .bind(cjk)
+        .bind(&note.id)
+        .bind(scope)
+        .bind(key.as_str())
+        .bind(fingerprint.as_str())
+        .bind(&note.title)
+        .bind(&note.body)
+        .bind(&note.written_at)
+        .bind(&note.created_at)
+        .bind(&note.updated_at)
+        .bind(note.version)
+        .bind(&note.trashed_at)
+        .bind(&note.conflict_of)
+        .bind(note.pinned)
+        .bind(tags_column(&tags_of(note)))
+}
+
 /// Inserts a note carrying its key; false if the key already has its note.
 pub(in crate::storage) async fn insert_note<'e>(
     executor: impl sqlx::PgExecutor<'e>,
@@ -364,35 +350,35 @@ pub(in crate::storage) async fn insert_note<'e>(
     fingerprint: &Fingerprint,
     note: &Note,
 ) -> Result<bool, StorageError> {
-    let (title, body, cjk) = search_parts(note);
-    let inserted = sqlx::query(&format!(
-        "INSERT INTO notes (id, scope, idempotency_key, request_fingerprint, title, body, \
-         written_at, created_at, updated_at, version, trashed_at, conflict_of, search, \
-         pinned, tags) \
-         VALUES ($4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, {SEARCH_DOCUMENT}, \
-         $16, $17) \
-         ON CONFLICT (scope, idempotency_key) DO NOTHING"
-    ))
-    .bind(title)
-    .bind(body)
-    .bind(cjk)
-    .bind(&note.id)
-    .bind(scope)
-    .bind(key.as_str())
-    .bind(fingerprint.as_str())
-    .bind(&note.title)
-    .bind(&note.body)
-    .bind(&note.written_at)
-    .bind(&note.created_at)
-    .bind(&note.updated_at)
-    .bind(note.version)
-    .bind(&note.trashed_at)
-    .bind(&note.conflict_of)
-    .bind(note.pinned)
-    .bind(tags_column(&tags_of(note)))
-    .execute(executor)
-    .await?
-    .rows_affected();
+    let sql = note_insert_sql();
+    let inserted = note_insert(&sql, scope, key, fingerprint, note)
+        .execute(executor)
+        .await?
+        .rows_affected();
+    Ok(inserted == 1)
+}
+
+/// Inserts a note carrying its key and the revision that records its creation, in one
+/// statement; false if the key already has its note (then neither is written).
+async fn insert_note_and_revision(
+    tx: &mut Transaction<'static, Postgres>,
+    scope: &str,
+    key: &IdempotencyKey,
+    fingerprint: &Fingerprint,
+    note: &Note,
+) -> Result<bool, StorageError> {
+    let sql = format!(
+        "WITH note AS ({} RETURNING id) \
+         INSERT INTO revisions (scope, note_id, version, kind, title, body, created_at, \
+         idempotency_key, request_fingerprint) \
+         SELECT $5, id, $13, '{}', $8, $9, $12, $6, $7 FROM note",
+        note_insert_sql(),
+        kind_name(RevisionKind::Create)
+    );
+    let inserted = note_insert(&sql, scope, key, fingerprint, note)
+        .execute(&mut **tx)
+        .await?
+        .rows_affected();
     Ok(inserted == 1)
 }
 

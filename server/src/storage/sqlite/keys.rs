@@ -1,5 +1,5 @@
 //! Idempotency keys on SQLite: a committed answer read without the write lock, and a
-//! write run under its claimed key in the writer's batch, its answer stored beside it.
+//! write run in the writer's batch that claims its key by storing its answer beside it.
 
 use std::sync::Arc;
 
@@ -31,19 +31,17 @@ impl Backend for SqliteStore {
             .writes
             .write(Box::new(move |connection| {
                 Box::pin(async move {
-                    // Under the write lock no one else can claim the key between this
-                    // read and the insert below.
-                    if let Some(saved) =
-                        saved_answer(&mut *connection, &ticket.scope, &ticket.key).await?
-                    {
-                        return saved
-                            .replay_for(&ticket.fingerprint)
-                            .ok_or(StorageError::KeyReused);
-                    }
+                    // No read of the key first: the key is claimed by storing its answer
+                    // below, under the write lock. A key that holds an answer already
+                    // (another request finished first) makes that insert do nothing, and
+                    // this write is rolled back and told so; the pipeline replays the
+                    // answer that is there.
                     let applied = work
                         .run(&mut SqliteTx(&mut *connection), &ticket.scope, &ticket.key)
                         .await?;
-                    store_answer(connection, &ticket, &applied.answer).await?;
+                    if !store_answer(connection, &ticket, &applied.answer).await? {
+                        return Err(StorageError::KeyTaken);
+                    }
                     Ok(applied.into_answer())
                 })
             }))
@@ -56,16 +54,17 @@ impl Backend for SqliteStore {
     }
 }
 
-/// Keeps a write's answer with its key (in the write's transaction).
+/// Keeps a write's answer with its key (in the write's transaction); false if the key
+/// holds an answer already.
 async fn store_answer(
     connection: &mut SqliteConnection,
     ticket: &ClaimTicket,
     answer: &StoredAnswer,
-) -> Result<(), StorageError> {
-    sqlx::query(
+) -> Result<bool, StorageError> {
+    let stored = sqlx::query(
         "INSERT INTO idempotency_keys (scope, idempotency_key, request_fingerprint, \
          response_status, response_headers, response_body, created_at, expires_at) \
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (scope, idempotency_key) DO NOTHING",
     )
     .bind(&ticket.scope)
     .bind(ticket.key.as_str())
@@ -76,8 +75,9 @@ async fn store_answer(
     .bind(&ticket.created_at)
     .bind(&ticket.expires_at)
     .execute(connection)
-    .await?;
-    Ok(())
+    .await?
+    .rows_affected();
+    Ok(stored == 1)
 }
 
 async fn saved_answer<'e>(

@@ -11,7 +11,8 @@ use super::search::cjk_of;
 use crate::records::{Fingerprint, IdempotencyKey};
 use crate::storage::StorageError;
 use crate::storage::rows::{
-    NOTE_COLUMNS, NoteRow, RevisionRow, kind_name, revision_kind, tags_column, tags_of,
+    NOTE_COLUMNS, NoteRow, PAST_WRITE, PastWriteRow, RevisionRow, kind_name, past_write_of,
+    tags_column, tags_of,
 };
 use crate::storage::{NewRevision, NoteWrites, PastWrite};
 
@@ -86,58 +87,12 @@ impl NoteWrites for SqliteTx<'_> {
         scope: &str,
         key: &IdempotencyKey,
     ) -> Result<Option<(PastWrite, Fingerprint)>, StorageError> {
-        let revision: Option<(String, String, String)> = sqlx::query_as(
-            "SELECT note_id, kind, request_fingerprint FROM revisions \
-             WHERE scope = ? AND idempotency_key = ?",
-        )
-        .bind(scope)
-        .bind(key.as_str())
-        .fetch_optional(&mut *self.0)
-        .await?;
-        if let Some((note_id, kind, fingerprint)) = revision {
-            return Ok(Some((
-                PastWrite::Revision {
-                    note_id,
-                    kind: revision_kind(&kind)?,
-                },
-                Fingerprint::from_stored(fingerprint),
-            )));
-        }
-        let purge: Option<(String, Option<String>)> = sqlx::query_as(
-            "SELECT note_id, request_fingerprint FROM tombstones \
-             WHERE scope = ? AND idempotency_key = ?",
-        )
-        .bind(scope)
-        .bind(key.as_str())
-        .fetch_optional(&mut *self.0)
-        .await?;
-        if let Some((note_id, fingerprint)) = purge {
-            return Ok(Some((
-                PastWrite::Purge { note_id },
-                Fingerprint::from_stored(fingerprint.unwrap_or_default()),
-            )));
-        }
-        let deleted: Option<(String, String, String)> = sqlx::query_as(
-            "SELECT note_id, kind, request_fingerprint FROM purged_keys \
-             WHERE scope = ? AND idempotency_key = ?",
-        )
-        .bind(scope)
-        .bind(key.as_str())
-        .fetch_optional(&mut *self.0)
-        .await?;
-        if let Some((note_id, kind, fingerprint)) = deleted {
-            return Ok(Some((
-                PastWrite::Deleted {
-                    note_id,
-                    kind: revision_kind(&kind)?,
-                },
-                Fingerprint::from_stored(fingerprint),
-            )));
-        }
-        Ok(self
-            .rename_record(scope, key)
-            .await?
-            .map(|(_, fingerprint)| (PastWrite::TagRename, fingerprint)))
+        let row: Option<PastWriteRow> = sqlx::query_as(PAST_WRITE)
+            .bind(scope)
+            .bind(key.as_str())
+            .fetch_optional(&mut *self.0)
+            .await?;
+        row.map(past_write_of).transpose()
     }
 
     async fn note(&mut self, scope: &str, id: &str) -> Result<Option<Note>, StorageError> {

@@ -1,10 +1,11 @@
 //! Group commit: one task writes, and the writes that arrive together share one commit.
 //!
 //! Every idempotent write is a job sent to this task. The task takes the write
-//! connection, opens one `BEGIN IMMEDIATE` transaction, runs the first job inside a
-//! savepoint, then every job that queued meanwhile (up to the batch size), each in its own
-//! savepoint — a job that fails rolls back to its savepoint alone — and commits once: one
-//! fsync (`synchronous=FULL`) for the whole batch. Only then is any job answered, so no
+//! connection, opens one `BEGIN IMMEDIATE` transaction, runs the first job in it (if that
+//! one fails, the transaction is rolled back: nothing else was in it), then every job
+//! that queued meanwhile (up to the batch size), each in its own savepoint — a job that
+//! fails rolls back to its savepoint alone — and commits once: one fsync
+//! (`synchronous=FULL`) for the whole batch. Only then is any job answered, so no
 //! answer ever goes out for a write that is not on disk, and a crash before the commit
 //! leaves none of the batch behind.
 //!
@@ -147,6 +148,15 @@ impl Writer {
         None
     }
 
+    /// The next job for a batch that holds `held` jobs, while it has room.
+    fn next_after(&self, queued: &mut mpsc::Receiver<Queued>, held: usize) -> Option<Queued> {
+        if held < self.batch {
+            self.next_in_time(queued, None)
+        } else {
+            None
+        }
+    }
+
     /// One transaction: `first`, then whatever is queued, up to `batch` jobs; one commit.
     /// Returns how many jobs the commit held (`None`: nothing was committed).
     async fn write_batch(
@@ -172,7 +182,24 @@ impl Writer {
         // Each job's reply with what it did: `Ok(Some(answer))` waits for the commit,
         // `Err` (rolled back to its savepoint) is final.
         let mut done: Vec<Ran> = Vec::new();
-        let mut next = Some(first);
+        // The first job runs in the transaction itself, with no savepoint: nothing else
+        // is in it yet, so when it fails, rolling the whole transaction back undoes just
+        // what a savepoint would have, and the jobs behind it start a batch of their own.
+        // A lone write costs no savepoint statements.
+        let Queued { job, reply, .. } = first;
+        match run_guarded(&mut tx, job).await {
+            Ok(answer) => done.push((reply, Ok(Some(answer)))),
+            Err(failure) => {
+                // A rollback that fails leaves the connection's state unknown: it is not
+                // used again.
+                if tx.rollback().await.is_err() {
+                    connection.close_on_drop();
+                }
+                let _ = reply.send(Err(failure));
+                return None;
+            }
+        }
+        let mut next = self.next_after(queued, done.len());
         while let Some(Queued { job, reply, .. }) = next {
             match run_in_savepoint(&mut tx, job).await {
                 Ok(outcome) => done.push((reply, outcome.map(Some))),
@@ -187,11 +214,7 @@ impl Writer {
                     return None;
                 }
             }
-            next = if done.len() < self.batch {
-                self.next_in_time(queued, None)
-            } else {
-                None
-            };
+            next = self.next_after(queued, done.len());
         }
         let writes = done.len();
         let committed = tx.commit().await;
@@ -266,16 +289,7 @@ async fn run_in_savepoint(
     job: WriteJob,
 ) -> Result<Result<Answer, StorageError>, SavepointFailed> {
     let mut savepoint = tx.begin().await?;
-    // The job is called inside the guarded future, so a panic anywhere in it is caught.
-    let outcome = AssertUnwindSafe(async { job(&mut savepoint).await })
-        .catch_unwind()
-        .await
-        .unwrap_or_else(|_| {
-            Err(StorageError::Other(anyhow::anyhow!(
-                "a write panicked; it was rolled back"
-            )))
-        });
-    match outcome {
+    match run_guarded(&mut savepoint, job).await {
         Ok(answer) => {
             savepoint.commit().await?;
             Ok(Ok(answer))
@@ -288,6 +302,22 @@ async fn run_in_savepoint(
             }),
         },
     }
+}
+
+/// Runs a job on `connection`; a panic anywhere in it is its failure.
+async fn run_guarded(
+    connection: &mut SqliteConnection,
+    job: WriteJob,
+) -> Result<Answer, StorageError> {
+    // The job is called inside the guarded future, so a panic anywhere in it is caught.
+    AssertUnwindSafe(async { job(connection).await })
+        .catch_unwind()
+        .await
+        .unwrap_or_else(|_| {
+            Err(StorageError::Other(anyhow::anyhow!(
+                "a write panicked; it was rolled back"
+            )))
+        })
 }
 
 /// Sends every reply: each job's own answer, or — when the batch was not committed — the
@@ -401,6 +431,32 @@ mod tests {
         assert_eq!(outcomes, [true, false, true, true]);
         assert_eq!(rows(&pool).await, [1, 3, 4]);
         assert_eq!(queue.commits(), 1, "the four writes shared one commit");
+    }
+
+    #[tokio::test]
+    async fn a_first_write_that_fails_is_rolled_back_and_the_writes_behind_it_still_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let pool = pool(&dir).await;
+        let queue = WriteQueue::start(pool.clone(), 64, Duration::from_secs(5));
+        let held = pool.acquire().await.unwrap();
+        // The failing write is first in the queue; the others queue behind it.
+        let first = send_all(&queue, [(1, true)]);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let rest = send_all(&queue, [(2, false), (3, false)]);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        drop(held);
+        for write in first {
+            assert!(write.await.unwrap().is_err());
+        }
+        for write in rest {
+            write.await.unwrap().unwrap();
+        }
+        assert_eq!(
+            rows(&pool).await,
+            [2, 3],
+            "nothing of the failed write stays"
+        );
+        assert_eq!(queue.commits(), 1, "the two behind it shared one commit");
     }
 
     #[tokio::test]
