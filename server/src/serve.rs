@@ -20,8 +20,8 @@ use std::time::Duration;
 use axum::Router;
 use axum::extract::Request;
 use hyper::body::Incoming;
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-use hyper_util::server::conn::auto::Builder;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::io::AsyncWriteExt;
@@ -56,10 +56,11 @@ pub async fn serve(
     let header_timeout = limits.header_timeout;
     // HTTP/1.1 only. Browsers speak HTTP/2 only over TLS, which the reverse proxy ends;
     // cleartext HTTP/2 would let a client hold a connection with PINGs, or stall the
-    // version detection after one byte of its preface, outside every timer here.
-    let mut builder = Builder::new(TokioExecutor::new()).http1_only();
+    // version detection after one byte of its preface, outside every timer here. hyper's
+    // own HTTP/1 connection (not the auto-detecting one, whose every connection carries
+    // room for an HTTP/2 state too): an idle connection, and each live stream, holds less.
+    let mut builder = http1::Builder::new();
     builder
-        .http1()
         .timer(TokioTimer::new())
         .header_read_timeout(header_timeout);
     let builder = Arc::new(builder);
@@ -100,9 +101,7 @@ pub async fn serve(
                 Ok(Ok(n)) if n > 0 => {}
                 _ => return,
             }
-            let connection = builder
-                .serve_connection_with_upgrades(TokioIo::new(stream), service)
-                .into_owned();
+            let connection = builder.serve_connection(TokioIo::new(stream), service);
             if let Err(error) = watcher.watch(connection).await {
                 tracing::debug!(error = %error, "connection ended with an error");
             }

@@ -46,7 +46,7 @@ pub fn session_cookie(headers: &HeaderMap, security: CookieSecurity) -> Option<S
 /// ended: a sign-out, a new password, an account disabled). Best effort: a stream also
 /// checks on its own every half minute.
 pub async fn sessions_ended(store: &crate::storage::Store, user_id: &str) {
-    if let Err(error) = store.changes().announce(user_id).await {
+    if let Err(error) = store.changes().sessions_ended(user_id).await {
         tracing::warn!(%error, "could not tell the live streams that a session ended");
     }
 }

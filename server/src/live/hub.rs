@@ -27,8 +27,10 @@ struct State {
 }
 
 struct Person {
-    /// Bumped to wake the person's streams.
+    /// Bumped to wake the person's streams: their feed may have moved.
     wake: watch::Sender<u64>,
+    /// Bumped when a session of theirs ended: their streams check theirs.
+    sessions: watch::Sender<u64>,
     streams: usize,
     /// The person's latest seq as the backstop poll last read it.
     head: Option<i64>,
@@ -50,6 +52,8 @@ pub struct Place {
     scope: String,
     /// Changes when the person's feed may have moved.
     pub woken: watch::Receiver<u64>,
+    /// Changes when a session of the person's ended.
+    pub sessions: watch::Receiver<u64>,
     /// Turns true when the server shuts down.
     pub closing: watch::Receiver<bool>,
 }
@@ -92,6 +96,7 @@ impl Hub {
             .entry(scope.to_owned())
             .or_insert_with(|| Person {
                 wake: watch::channel(0).0,
+                sessions: watch::channel(0).0,
                 streams: 0,
                 head: None,
             });
@@ -100,11 +105,13 @@ impl Hub {
         }
         person.streams += 1;
         let woken = person.wake.subscribe();
+        let sessions = person.sessions.subscribe();
         state.open += 1;
         Ok(Place {
             hub: Arc::clone(self),
             scope: scope.to_owned(),
             woken,
+            sessions,
             closing: self.closing.subscribe(),
         })
     }
@@ -121,10 +128,19 @@ impl Hub {
         }
     }
 
-    /// Wakes every stream (signals may have been missed).
+    /// Tells `scope`'s streams to check their session.
+    pub fn sessions_ended(&self, scope: &str) {
+        if let Some(person) = self.lock().people.get(scope) {
+            person.sessions.send_modify(|n| *n = n.wrapping_add(1));
+        }
+    }
+
+    /// Wakes every stream, and has each check its session (signals may have been
+    /// missed).
     pub fn wake_everyone(&self) {
         for person in self.lock().people.values() {
             person.wake.send_modify(|n| *n = n.wrapping_add(1));
+            person.sessions.send_modify(|n| *n = n.wrapping_add(1));
         }
     }
 
@@ -165,6 +181,7 @@ impl Hub {
                         let Some(hub) = hub.upgrade() else { return };
                         match signal {
                             Ok(Moved::Person(scope)) => hub.wake(&scope),
+                            Ok(Moved::Sessions(scope)) => hub.sessions_ended(&scope),
                             Ok(Moved::Everyone) | Err(broadcast::error::RecvError::Lagged(_)) => {
                                 hub.wake_everyone();
                             }
@@ -246,5 +263,23 @@ mod tests {
         );
         hub.wake_everyone();
         assert!(ann.woken.has_changed().unwrap() && bob.woken.has_changed().unwrap());
+    }
+
+    #[test]
+    fn a_session_ended_reaches_only_that_persons_streams_and_not_as_a_feed_move() {
+        let hub = Hub::new(5, 10);
+        let ann = hub.admit("ann").unwrap();
+        let bob = hub.admit("bob").unwrap();
+        hub.sessions_ended("ann");
+        assert!(ann.sessions.has_changed().unwrap());
+        assert!(!ann.woken.has_changed().unwrap(), "the feed did not move");
+        assert!(!bob.sessions.has_changed().unwrap());
+        hub.wake("bob");
+        assert!(
+            !bob.sessions.has_changed().unwrap(),
+            "a write ends no session"
+        );
+        hub.wake_everyone();
+        assert!(ann.sessions.has_changed().unwrap() && bob.sessions.has_changed().unwrap());
     }
 }

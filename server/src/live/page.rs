@@ -1,7 +1,7 @@
 //! A page of a person's change feed as the API answers it, checked against what the
 //! feed still covers: shared by `GET /api/changes` and the live streams.
 
-use app::api::{ChangesPage, Note};
+use app::api::{ChangeEvent, ChangesPage, Note};
 
 use crate::error::ApiError;
 use crate::notes::rendered;
@@ -17,20 +17,7 @@ pub async fn read_page(
     with_html: bool,
 ) -> Result<ChangesPage, ApiError> {
     let feed = store.changes().changes_since(scope, since, limit).await?;
-    // `since=0` is a full copy: every note as it stands, whatever was compacted.
-    if since > 0 && since < feed.compacted_through {
-        return Err(ApiError::ChangesExpired(format!(
-            "the change feed keeps deletes from seq {} on; start over from since=0",
-            feed.compacted_through
-        )));
-    }
-    if since > feed.latest {
-        return Err(ApiError::ChangesExpired(format!(
-            "the change feed ends at seq {}, before {since}: this database is not the one \
-             the copy came from; start over from since=0",
-            feed.latest
-        )));
-    }
+    covers(since, feed.latest, feed.compacted_through)?;
     let mut changes = feed.changes;
     let more = changes.len() > limit as usize;
     changes.truncate(limit as usize);
@@ -53,4 +40,39 @@ pub async fn read_page(
         next,
         more,
     })
+}
+
+/// What a live stream sends next: up to `limit` of `scope`'s changes after `since` as
+/// events (no notes), the seq to read after next, and whether more follow.
+pub async fn read_events(
+    store: &Store,
+    scope: &str,
+    since: i64,
+    limit: u32,
+) -> Result<(Vec<ChangeEvent>, i64, bool), ApiError> {
+    let page = store.changes().events_since(scope, since, limit).await?;
+    covers(since, page.latest, page.compacted_through)?;
+    let mut events = page.events;
+    let more = events.len() > limit as usize;
+    events.truncate(limit as usize);
+    let next = events.last().map_or(since, |e| e.seq);
+    Ok((events, next, more))
+}
+
+/// Whether a feed whose latest seq is `latest`, holding the deletes after
+/// `compacted_through`, can be read after `since`; 410 `changes-expired` if not.
+fn covers(since: i64, latest: i64, compacted_through: i64) -> Result<(), ApiError> {
+    // `since=0` is a full copy: every note as it stands, whatever was compacted.
+    if since > 0 && since < compacted_through {
+        return Err(ApiError::ChangesExpired(format!(
+            "the change feed keeps deletes from seq {compacted_through} on; start over from since=0"
+        )));
+    }
+    if since > latest {
+        return Err(ApiError::ChangesExpired(format!(
+            "the change feed ends at seq {latest}, before {since}: this database is not the one \
+             the copy came from; start over from since=0"
+        )));
+    }
+    Ok(())
 }

@@ -1,11 +1,14 @@
 //! One live stream: it reads the person's feed from its own cursor whenever their feed may
-//! have moved, and sends each change once, in order. Between reads it holds only its cursor
-//! and a page at most; a client that reads slowly is simply not sent more (the body is
-//! pulled, not pushed), and a client that vanished stops the stream at the next write
+//! have moved, and sends each change once, in order. A read is one statement for the
+//! events alone (seq, note, kind, version: no note is read), so a stream woken by every
+//! write of its person costs that person's writes little. Between reads it holds only its
+//! cursor and a page at most; a client that reads slowly is simply not sent more (the body
+//! is pulled, not pushed), and a client that vanished stops the stream at the next write
 //! that fails (a keep-alive comment every [`KEEP_ALIVE`]).
 //!
-//! It ends: when the session or token ends (`signed-out`, checked at each wake-up and every
-//! [`SESSION_CHECK`]); after [`LIFETIME`] (the browser reconnects from its last id, so a
+//! It ends: when the session or token ends (`signed-out`, checked when the person's
+//! sessions change — a sign-out, a new password, a revoked token — and every
+//! [`SESSION_CHECK`], never at each write's wake-up); after [`LIFETIME`] (the browser reconnects from its last id, so a
 //! half-open connection never holds a place for long); when the feed no longer covers its
 //! cursor (the reconnect is told 410); and at shutdown.
 
@@ -13,13 +16,13 @@ use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::time::Duration;
 
-use app::api::{CHANGE_EVENT, Change, ChangeEvent, SIGNED_OUT_EVENT};
+use app::api::{CHANGE_EVENT, ChangeEvent, SIGNED_OUT_EVENT};
 use axum::response::sse::Event;
 use futures::Stream;
 use tokio::time::Instant;
 
 use super::hub::Place;
-use super::page::read_page;
+use super::page::read_events;
 use crate::error::ApiError;
 use crate::records::Credential;
 use crate::storage::Store;
@@ -61,6 +64,8 @@ struct Running {
     must_read: bool,
     /// How long to wait before reading again after the database failed.
     db_wait: Duration,
+    /// When the session is checked next, if nothing asks sooner.
+    check_at: Instant,
 }
 
 /// The events of the stream.
@@ -81,6 +86,7 @@ pub fn events(follow: Follow) -> impl Stream<Item = Result<Event, Infallible>> {
         ends_at: Instant::now() + LIFETIME,
         must_read: true,
         db_wait: DB_RETRY,
+        check_at: Instant::now() + SESSION_CHECK,
     };
     futures::stream::unfold(running, |mut running| async move {
         running.next().await.map(|event| (Ok(event), running))
@@ -98,11 +104,11 @@ impl Running {
             }
             if self.must_read {
                 let f = &mut self.follow;
-                match read_page(&f.store, &f.scope, f.cursor, PAGE, false).await {
-                    Ok(page) => {
-                        self.pending.extend(page.changes.iter().map(change_event));
-                        f.cursor = page.next;
-                        self.must_read = page.more;
+                match read_events(&f.store, &f.scope, f.cursor, PAGE).await {
+                    Ok((events, next, more)) => {
+                        self.pending.extend(events.iter().map(change_event));
+                        f.cursor = next;
+                        self.must_read = more;
                         self.db_wait = DB_RETRY;
                         if !self.pending.is_empty() {
                             continue;
@@ -130,20 +136,28 @@ impl Running {
                 }
             }
             let place = &mut self.follow.place;
-            // Woken: read the feed, then check the session. Otherwise only the session is
-            // checked: an idle stream reads nothing.
-            tokio::select! {
-                _ = place.woken.changed() => self.must_read = true,
+            // Woken by a write: read the feed. A session of the person's ended, or the
+            // half minute is up: check the session. An idle stream reads nothing.
+            let check = tokio::select! {
+                _ = place.woken.changed() => {
+                    self.must_read = true;
+                    false
+                }
+                _ = place.sessions.changed() => true,
                 _ = place.closing.wait_for(|closing| *closing) => {
                     self.done = true;
                     continue;
                 }
-                () = tokio::time::sleep(SESSION_CHECK) => {}
+                () = tokio::time::sleep_until(self.check_at) => true,
                 () = tokio::time::sleep_until(self.ends_at) => {
                     self.done = true;
                     continue;
                 }
+            };
+            if !check {
+                continue;
             }
+            self.check_at = Instant::now() + SESSION_CHECK;
             if !self.session_alive().await {
                 self.pending
                     .push_back(Event::default().event(SIGNED_OUT_EVENT).data("{}"));
@@ -180,15 +194,9 @@ impl Running {
 }
 
 /// A change as the stream sends it.
-fn change_event(change: &Change) -> Event {
-    let data = ChangeEvent {
-        seq: change.seq,
-        note_id: change.note_id.clone(),
-        kind: change.kind,
-        version: change.note.as_ref().map(|n| n.version),
-    };
+fn change_event(event: &ChangeEvent) -> Event {
     Event::default()
-        .id(change.seq.to_string())
+        .id(event.seq.to_string())
         .event(CHANGE_EVENT)
-        .data(serde_json::to_string(&data).unwrap_or_default())
+        .data(serde_json::to_string(event).unwrap_or_default())
 }

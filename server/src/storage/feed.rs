@@ -21,14 +21,76 @@ pub struct FeedPage {
     pub compacted_through: i64,
 }
 
-/// Whose feed may have moved.
+/// Whose feed may have moved, or whose sessions changed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Moved {
-    /// One person's (a write committed; a session of theirs ended).
+    /// One person's feed (a write committed).
     Person(String),
-    /// Anyone's: signals may have been missed (PostgreSQL's listener reconnected).
+    /// One person's sessions: one ended (a sign-out, a new password, an account disabled,
+    /// a token revoked), so their streams check theirs now.
+    Sessions(String),
+    /// Anyone's, both: signals may have been missed (PostgreSQL's listener reconnected).
     Everyone,
 }
+
+/// What a live stream sends of the feed after a seq: each change's seq, note, kind and the
+/// note's version (no note), with the feed's bounds — read in one statement, so a stream
+/// woken by every write of its person costs one query, not a snapshot of notes.
+#[derive(Clone, Debug, Default)]
+pub struct EventsPage {
+    /// Oldest first; one more than asked when more follow.
+    pub events: Vec<app::api::ChangeEvent>,
+    /// The person's latest seq.
+    pub latest: i64,
+    /// The feed no longer holds the purges up to this seq.
+    pub compacted_through: i64,
+}
+
+/// An [`EventsPage`] from its rows: `(latest, compacted_through, seq, note_id, kind,
+/// version)`, the change's columns `NULL` on the one row of a feed with nothing after the
+/// seq. An upsert whose note is gone (a broken feed) is told as a purge.
+pub(super) fn events_of(rows: Vec<EventRow>) -> Result<EventsPage, StorageError> {
+    let mut page = EventsPage::default();
+    for (latest, compacted_through, seq, note_id, kind, version) in rows {
+        page.latest = latest;
+        page.compacted_through = compacted_through;
+        let (Some(seq), Some(note_id), Some(kind)) = (seq, note_id, kind) else {
+            continue;
+        };
+        let kind = match (change_kind(&kind)?, version) {
+            (ChangeKind::Upsert, None) => ChangeKind::Purge,
+            (kind, _) => kind,
+        };
+        page.events.push(app::api::ChangeEvent {
+            seq,
+            note_id,
+            version: version.filter(|_| kind == ChangeKind::Upsert),
+            kind,
+        });
+    }
+    Ok(page)
+}
+
+/// A row of the events query (see [`events_of`]).
+pub(super) type EventRow = (
+    i64,
+    i64,
+    Option<i64>,
+    Option<String>,
+    Option<String>,
+    Option<i64>,
+);
+
+/// The events query, the same on both databases: `$1` the scope, `$2` the seq to read
+/// after, `$3` how many (one more than the page, to tell that more follow). The
+/// counter's row is the left side, so a feed with nothing after `$2` still gives its
+/// bounds.
+pub(super) const EVENTS_SINCE: &str = "SELECT k.seq, k.compacted_through, c.seq, c.note_id, \
+     c.kind, n.version FROM change_counters k \
+     LEFT JOIN (SELECT seq, note_id, kind FROM changes WHERE scope = $1 AND seq > $2 \
+       ORDER BY seq LIMIT $3) AS c ON true \
+     LEFT JOIN notes n ON n.scope = $1 AND n.id = c.note_id \
+     WHERE k.scope = $1 ORDER BY c.seq";
 
 /// How many signals wait for a slow follower before it is told it lagged (and reads
 /// everyone's feed again).

@@ -15,11 +15,16 @@ use sqlx::{Postgres, Transaction};
 
 use super::PgStore;
 use crate::storage::StorageError;
-use crate::storage::feed::{FeedPage, changes_of};
+use crate::storage::feed::{EVENTS_SINCE, EventRow, EventsPage, FeedPage, changes_of, events_of};
 use crate::storage::rows::{NOTE_COLUMNS, NoteRow};
 
-/// The channel every replica listens on; a notification carries only the person's id.
+/// The channel every replica listens on; a notification carries only the person's id
+/// (their feed moved), or [`SESSIONS_ENDED`] and the id (a session of theirs ended).
 pub const FEED_CHANNEL: &str = "oncenote_feed";
+
+/// What a notification that a person's session ended starts with. (A person's id is a
+/// UUID, which never starts so.)
+pub const SESSIONS_ENDED: &str = "sessions:";
 
 /// A change a write leaves, recorded when its transaction is about to commit.
 #[derive(Clone, Debug)]
@@ -61,29 +66,26 @@ pub(super) async fn record_changes(
     }
     for (scope, notes) in by_person {
         let n = i64::try_from(notes.len()).unwrap_or(i64::MAX);
-        let last: i64 = sqlx::query_scalar(
-            "INSERT INTO change_counters (scope, seq) VALUES ($1, $2) \
-             ON CONFLICT (scope) DO UPDATE SET seq = change_counters.seq + $2 RETURNING seq",
-        )
-        .bind(scope)
-        .bind(n)
-        .fetch_one(&mut **tx)
-        .await?;
-        let seqs: Vec<i64> = (last - n + 1..=last).collect();
         let ids: Vec<&str> = notes.iter().map(|c| c.note_id.as_str()).collect();
         let kinds: Vec<&str> = notes.iter().map(|c| c.kind.as_str()).collect();
         let ats: Vec<&str> = notes.iter().map(|c| c.at.as_str()).collect();
+        // The counter bumped by `n` and the changes under the seqs it gave, in one
+        // statement: the k-th change (from 1) takes the new seq - n + k.
         sqlx::query(
-            "INSERT INTO changes (scope, note_id, seq, kind, changed_at) \
-             SELECT $1, note_id, seq, kind, changed_at \
-             FROM UNNEST($2::text[], $3::bigint[], $4::text[], $5::text[]) \
-               AS c(note_id, seq, kind, changed_at) \
+            "WITH counter AS ( \
+                 INSERT INTO change_counters (scope, seq) VALUES ($1, $2) \
+                 ON CONFLICT (scope) DO UPDATE SET seq = change_counters.seq + $2 \
+                 RETURNING seq) \
+             INSERT INTO changes (scope, note_id, seq, kind, changed_at) \
+             SELECT $1, c.note_id, counter.seq - $2 + c.k, c.kind, c.changed_at \
+             FROM counter, UNNEST($3::text[], $4::text[], $5::text[]) WITH ORDINALITY \
+               AS c(note_id, kind, changed_at, k) \
              ON CONFLICT (scope, note_id) DO UPDATE SET seq = excluded.seq, \
                kind = excluded.kind, changed_at = excluded.changed_at",
         )
         .bind(scope)
+        .bind(n)
         .bind(&ids)
-        .bind(&seqs)
         .bind(&kinds)
         .bind(&ats)
         .execute(&mut **tx)
@@ -146,6 +148,34 @@ impl PgStore {
             .execute(&self.pool)
             .await?;
         Ok(())
+    }
+
+    /// Tells every replica's streams of `scope` to check their session now (the
+    /// notification's payload is [`SESSIONS_ENDED`] and the person's id).
+    pub async fn sessions_ended(&self, scope: &str) -> Result<(), StorageError> {
+        sqlx::query("SELECT pg_notify($1, $2)")
+            .bind(FEED_CHANNEL)
+            .bind(format!("{SESSIONS_ENDED}{scope}"))
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Up to `limit` + 1 changes after `since` as the streams send them, with the
+    /// feed's bounds: one statement, one snapshot.
+    pub async fn events_since(
+        &self,
+        scope: &str,
+        since: i64,
+        limit: u32,
+    ) -> Result<EventsPage, StorageError> {
+        let rows: Vec<EventRow> = sqlx::query_as(EVENTS_SINCE)
+            .bind(scope)
+            .bind(since)
+            .bind(i64::from(limit) + 1)
+            .fetch_all(&self.reader)
+            .await?;
+        events_of(rows)
     }
 
     /// The person's latest seq (0 before their first write).

@@ -12,7 +12,7 @@ use std::time::Duration;
 use sqlx::postgres::{PgConnectOptions, PgListener, PgPoolOptions};
 use tokio::sync::watch;
 
-use super::changes::FEED_CHANNEL;
+use super::changes::{FEED_CHANNEL, SESSIONS_ENDED};
 use crate::storage::feed::{FeedSignal, Moved};
 
 /// The listener's connection names itself, so an operator (or a test) can find it in
@@ -85,7 +85,11 @@ async fn listen(pool: &sqlx::PgPool, signal: &FeedSignal) -> Listened {
     loop {
         match listener.try_recv().await {
             Ok(Some(notification)) => {
-                signal.raise(Moved::Person(notification.payload().to_owned()));
+                let payload = notification.payload();
+                signal.raise(match payload.strip_prefix(SESSIONS_ENDED) {
+                    Some(scope) => Moved::Sessions(scope.to_owned()),
+                    None => Moved::Person(payload.to_owned()),
+                });
             }
             Ok(None) | Err(_) => {
                 tracing::info!("the feed's listener lost its connection; listening again");

@@ -7,12 +7,15 @@ use sqlx::SqliteConnection;
 
 use super::SqliteStore;
 use crate::storage::StorageError;
-use crate::storage::feed::{FeedPage, Moved, changes_of};
+use crate::storage::feed::{
+    EVENTS_SINCE, EventRow, EventsPage, FeedPage, Moved, changes_of, events_of,
+};
 use crate::storage::rows::{NOTE_COLUMNS, NoteRow};
 
 /// Leaves `note_id`'s newest change under the person's next seq. The counter row is
 /// written in the write's transaction; SQLite has one writer at a time, so seqs are
-/// taken in commit order.
+/// taken in commit order. The two statements go to the database together (one trip to
+/// the connection's thread).
 pub(super) async fn record_change(
     tx: &mut SqliteConnection,
     scope: &str,
@@ -20,21 +23,16 @@ pub(super) async fn record_change(
     kind: ChangeKind,
     at: &str,
 ) -> Result<(), StorageError> {
-    let seq: i64 = sqlx::query_scalar(
-        "INSERT INTO change_counters (scope, seq) VALUES (?, 1) \
-         ON CONFLICT (scope) DO UPDATE SET seq = seq + 1 RETURNING seq",
-    )
-    .bind(scope)
-    .fetch_one(&mut *tx)
-    .await?;
     sqlx::query(
-        "INSERT INTO changes (scope, note_id, seq, kind, changed_at) VALUES (?, ?, ?, ?, ?) \
+        "INSERT INTO change_counters (scope, seq) VALUES ($1, 1) \
+         ON CONFLICT (scope) DO UPDATE SET seq = seq + 1; \
+         INSERT INTO changes (scope, note_id, seq, kind, changed_at) \
+         VALUES ($1, $2, (SELECT seq FROM change_counters WHERE scope = $1), $3, $4) \
          ON CONFLICT (scope, note_id) DO UPDATE SET seq = excluded.seq, kind = excluded.kind, \
          changed_at = excluded.changed_at",
     )
     .bind(scope)
     .bind(note_id)
-    .bind(seq)
     .bind(kind.as_str())
     .bind(at)
     .execute(&mut *tx)
@@ -85,9 +83,27 @@ impl SqliteStore {
         })
     }
 
-    /// Wakes the person's streams (one process: no one else to tell).
-    pub async fn announce(&self, scope: &str) -> Result<(), StorageError> {
-        self.feed.raise(Moved::Person(scope.to_owned()));
+    /// Up to `limit` + 1 changes after `since` as the streams send them, with the
+    /// feed's bounds: one statement, one snapshot.
+    pub async fn events_since(
+        &self,
+        scope: &str,
+        since: i64,
+        limit: u32,
+    ) -> Result<EventsPage, StorageError> {
+        let rows: Vec<EventRow> = sqlx::query_as(EVENTS_SINCE)
+            .bind(scope)
+            .bind(since)
+            .bind(i64::from(limit) + 1)
+            .fetch_all(&self.reader)
+            .await?;
+        events_of(rows)
+    }
+
+    /// Tells the person's streams to check their session (one process: no one else to
+    /// tell).
+    pub async fn sessions_ended(&self, scope: &str) -> Result<(), StorageError> {
+        self.feed.raise(Moved::Sessions(scope.to_owned()));
         Ok(())
     }
 
