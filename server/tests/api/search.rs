@@ -498,6 +498,47 @@ async fn add_notes(app: &TestApp, scope: &str, prefix: &str, word: &str, count: 
 }
 
 #[tokio::test]
+async fn a_word_in_more_notes_than_are_ranked_ranks_the_newest_of_them_on_both_databases() {
+    let app = spawn_app().await;
+    let admin = user_id(&app, crate::helpers::ADMIN).await;
+    // The oldest note holds the word in its title: among few matches it would be first.
+    let old_title = match app.db.backend {
+        Backend::Sqlite => {
+            "INSERT INTO notes (id, scope, idempotency_key, request_fingerprint, title, body, \
+             written_at, created_at, updated_at, cjk) VALUES ('old', $1, 'old', 'f', \
+             'Common knowledge', 'from long ago', '2026-11-29T05:00:00.000Z', \
+             '2026-11-29T05:00:00.000Z', '2026-11-29T05:00:00.000Z', '')"
+        }
+        Backend::Postgres => {
+            "INSERT INTO notes (id, scope, idempotency_key, request_fingerprint, title, body, \
+             written_at, created_at, updated_at, search) VALUES ('old', $1, 'old', 'f', \
+             'Common knowledge', 'from long ago', '2026-11-29T05:00:00.000Z', \
+             '2026-11-29T05:00:00.000Z', '2026-11-29T05:00:00.000Z', \
+             setweight(to_tsvector('simple', 'common knowledge'), 'A') || \
+             setweight(to_tsvector('simple', 'from long ago'), 'B'))"
+        }
+    };
+    sqlx::query(old_title)
+        .bind(&admin)
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    let first = |page: &SearchPage| titles(page).first().cloned().unwrap_or_default();
+    assert_eq!(first(&search(&app, "common").await), "Common knowledge");
+    // Then more notes hold it (in their bodies) than a search ranks, and a new one holds
+    // it in its title: the newest matches are ranked, and the oldest is not among them.
+    add_notes(&app, &admin, "many-", "common", 5_100).await;
+    app.create("Common ground", "written today").await;
+    let page = search(&app, "common").await;
+    assert_eq!(first(&page), "Common ground");
+    assert!(
+        !titles(&page).contains(&"Common knowledge".to_owned()),
+        "{:?}",
+        titles(&page)
+    );
+}
+
+#[tokio::test]
 async fn a_search_on_postgresql_is_planned_on_the_scoped_index_whatever_the_word() {
     let app = spawn_app().await;
     if app.db.backend != Backend::Postgres {

@@ -40,10 +40,59 @@ const CARRIES_EVERY_TAG: &str = "AND NOT EXISTS (SELECT 1 FROM unnest($6::text[]
 
 fn search_sql_with(tagged: &str) -> String {
     format!(
-        "SELECT {NOTE_COLUMNS} FROM notes, \
-         (SELECT to_tsquery('simple', $1) AS q OFFSET 0) AS query \
+        "SELECT {NOTE_COLUMNS} FROM notes, {QUERY} \
          WHERE scope = $3 AND trashed_at IS NULL AND {SEARCH_MATCH} {tagged} \
-         ORDER BY ts_rank_cd('{{0.1, 0.1, 0.1, 1.0}}', search, q, 1) DESC, created_at DESC, id \
+         ORDER BY {RANK} DESC, created_at DESC, id \
+         LIMIT $4 OFFSET $5"
+    )
+}
+
+/// The parsed query (`$1`), as a subquery the planner does not look into (see
+/// [`search_sql`]).
+const QUERY: &str = "(SELECT to_tsquery('simple', $1) AS q OFFSET 0) AS query";
+
+/// A match's rank: the title weighs ten times the body and the bigrams; divided by
+/// 1 + log(length), so a long note does not win by its length alone (as bm25 does on
+/// SQLite).
+const RANK: &str = "ts_rank_cd('{0.1, 0.1, 0.1, 1.0}', search, q, 1)";
+
+/// How many of a search's matches are ranked at most, as on SQLite
+/// (`sqlite::search::RANKED_MATCHES`): past this many, a query is too broad to read
+/// through, and the newest notes are the likelier ones.
+pub const RANKED_MATCHES: i64 = 5_000;
+
+/// How many of the person's newest notes a broad search (one with more matches than
+/// are ranked) looks through for the newest matches. The index cannot give matches in
+/// order of age, so they are found by reading the notes newest first; this bounds that
+/// read when the matches are spread thin (a word in 5 % of 100,000 notes finds about
+/// 1,000 of them here).
+pub const BROAD_WINDOW: i64 = 20_000;
+
+/// Whether a search has more matches than are ranked: `$1`–`$3` and `$6` as in the
+/// search, `$4` the cap plus one, `$5` zero. Through the scoped index, reading at most
+/// that many of the person's matches.
+fn more_than_ranked_sql(tagged: &str) -> String {
+    format!(
+        "SELECT count(*) FROM (SELECT 1 FROM notes, {QUERY} \
+         WHERE scope = $3 AND trashed_at IS NULL AND {SEARCH_MATCH} {tagged} \
+         LIMIT $4 OFFSET $5) AS found"
+    )
+}
+
+/// A broad search: the newest [`RANKED_MATCHES`] matches among the person's newest
+/// [`BROAD_WINDOW`] notes (pinned ones first, as the list orders them: read in the
+/// order of `notes_live`), ranked; the parameters as in the search.
+fn broad_search_sql(tagged: &str) -> String {
+    format!(
+        "SELECT {NOTE_COLUMNS} FROM ( \
+             SELECT notes.* FROM ( \
+                 SELECT * FROM notes WHERE scope = $3 AND trashed_at IS NULL \
+                 ORDER BY pinned DESC, created_at DESC, id DESC LIMIT {BROAD_WINDOW} \
+             ) AS notes, {QUERY} \
+             WHERE {SEARCH_MATCH} {tagged} \
+             ORDER BY pinned DESC, created_at DESC, id DESC LIMIT {RANKED_MATCHES} \
+         ) AS notes, {QUERY} \
+         ORDER BY {RANK} DESC, created_at DESC, id \
          LIMIT $4 OFFSET $5"
     )
 }
@@ -84,10 +133,19 @@ impl PgStore {
             .await?;
             return Ok(rows.into_iter().map(Note::from).collect());
         };
-        // The title weighs ten times the body and the bigrams; the rank is divided by
-        // 1 + log(length) so a long note does not win by its length alone (as bm25 does on
-        // SQLite); ties go to the newer note.
-        let sql = search_sql_with(tagged);
+        // A query with more matches than are ranked ranks the newest ones (as SQLite
+        // does); every other ranks all it finds. Telling which reads at most that many
+        // matches through the index: a rare word costs what its few matches cost, a
+        // common one never what all its matches would.
+        let broad = self
+            .count_matches(&more_than_ranked_sql(tagged), scope, query, tags)
+            .await?
+            > RANKED_MATCHES;
+        let sql = if broad {
+            broad_search_sql(tagged)
+        } else {
+            search_sql_with(tagged)
+        };
         let mut search = sqlx::query_as::<_, NoteRow>(&sql)
             .bind(query.to_tsquery())
             .bind(scope_lexeme(scope))
@@ -99,6 +157,28 @@ impl PgStore {
         }
         let rows = search.fetch_all(&self.reader).await?;
         Ok(rows.into_iter().map(Note::from).collect())
+    }
+}
+
+impl PgStore {
+    /// How many matches the count `sql` finds (at most the cap plus one).
+    async fn count_matches(
+        &self,
+        sql: &str,
+        scope: &str,
+        query: &SearchQuery,
+        tags: &[String],
+    ) -> Result<i64, StorageError> {
+        let mut count = sqlx::query_scalar::<_, i64>(sql)
+            .bind(query.to_tsquery())
+            .bind(scope_lexeme(scope))
+            .bind(scope)
+            .bind(RANKED_MATCHES + 1)
+            .bind(0_i64);
+        if !tags.is_empty() {
+            count = count.bind(tags);
+        }
+        Ok(count.fetch_one(&self.reader).await?)
     }
 }
 
