@@ -214,6 +214,9 @@ pub struct SearchHit {
     pub snippet: String,
 }
 
+/// Results per page of the search page (the server's and the browser's).
+pub const SEARCH_PAGE_RESULTS: u32 = 20;
+
 /// `GET /api/search`, best match first.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]

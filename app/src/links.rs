@@ -1,5 +1,5 @@
-//! Addresses of pages: cursors, queries and tag names percent-encoded for links, and the
-//! page of a tag.
+//! Addresses of pages: cursors, queries and tag names percent-encoded for links, the
+//! search page and the page of a tag.
 
 /// Percent-encodes a cursor or a query for a link.
 pub fn urlencode(text: &str) -> String {
@@ -13,6 +13,14 @@ pub fn urlencode(text: &str) -> String {
         }
     }
     out
+}
+
+/// The search page's path.
+pub const SEARCH_PAGE: &str = "/search";
+
+/// The search page's address for the query `q`.
+pub fn search_href(q: &str) -> String {
+    format!("{SEARCH_PAGE}?q={}", urlencode(q))
 }
 
 /// The page of a tag: `/tags/` and the name's levels, each percent-encoded, joined by `/`

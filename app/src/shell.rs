@@ -103,11 +103,13 @@ pub fn App() -> impl IntoView {
 
     // Every page is Async: the server waits for its data and sends it in the HTML itself,
     // so pages read with JavaScript off, and the service worker can keep them whole for
-    // offline reading. Links are full page loads (rel="external").
+    // offline reading. Links are full page loads (rel="external"); a search sent from a
+    // live page is the one way the router shows a page in the browser.
     view! {
         <Title text="oncenote" />
-        <Masthead />
         <Router>
+            // Inside the router: its search box shows the results without a page load.
+            <Masthead />
             <main>
                 <Routes fallback=|| view! { <p>"There is no such page."</p> }>
                     <Route path=StaticSegment("") view=HomePage ssr=SsrMode::Async />

@@ -3,7 +3,9 @@
 
 use std::sync::Arc;
 
-use app::api::{AccountUser, Note, NotesPage, Revision, SearchPage, TagCount, tag_name};
+use app::api::{
+    AccountUser, Note, NotesPage, Revision, SEARCH_PAGE_RESULTS, SearchPage, TagCount, tag_name,
+};
 use app::ssr_context::{Data, Loading, PageData};
 
 use crate::error::ApiError;
@@ -14,8 +16,6 @@ use crate::storage::Store;
 
 /// Notes per page of the list and the trash.
 const PAGE_NOTES: u32 = 50;
-/// Results per page of a search.
-const PAGE_RESULTS: u32 = 20;
 
 struct StoreData {
     store: Store,
@@ -126,7 +126,7 @@ impl PageData for StoreData {
     fn search(&self, q: String, after: Option<String>) -> Loading<SearchPage> {
         let (store, scope) = (self.store.clone(), self.scope.clone());
         Box::pin(async move {
-            search::find(&store, &scope, &q, PAGE_RESULTS, after.as_deref())
+            search::find(&store, &scope, &q, SEARCH_PAGE_RESULTS, after.as_deref())
                 .await
                 .map_err(shown)
         })

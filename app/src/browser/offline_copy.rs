@@ -11,6 +11,8 @@
 //!   and the person's name for the masthead (`username`).
 //! - A sync pages `GET /api/changes?since=<cursor>` until `more` is false, each page in
 //!   one transaction with the cursor, so a sync cut off halfway resumes where it stopped.
+//!   Pages are small and each waits for the browser to be idle, so a first copy of many
+//!   notes runs in the background a slice at a time, never as a long task.
 //!   A 410 `changes-expired` drops the copy and reads it again from `since=0`. One tab
 //!   syncs at a time (a Web Lock); the others skip.
 //! - It syncs at page load, every minute while online, and when the network comes back;
@@ -31,8 +33,8 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{IdbDatabase, IdbObjectStore, IdbTransaction, IdbTransactionMode};
 
 use super::idb::{self, IdbError};
-use super::{live, namespace, tab_lock};
-use crate::api::{CHANGES_MAX_LIMIT, CHANGES_PATH, Change, ChangeKind, Note, OWNER_HEADER};
+use super::{idle, live, namespace, tab_lock};
+use crate::api::{CHANGES_PATH, Change, ChangeKind, Note, OWNER_HEADER};
 use crate::offline::feed::{self, Step};
 use crate::state::PageState;
 use crate::state::feed_cursor::FeedAnswer;
@@ -45,6 +47,9 @@ const CURSOR: &str = "cursor";
 const USERNAME: &str = "username";
 /// How often the copy follows the feed while the page is open and online.
 const EVERY: Duration = Duration::from_secs(60);
+/// Changes read from the feed at a time: a page is parsed and kept between the person's
+/// own doings, so it stays short (a few milliseconds) even on a slow phone.
+const SYNC_PAGE: u32 = 50;
 
 thread_local! {
     static DATABASE: RefCell<Option<IdbDatabase>> = const { RefCell::new(None) };
@@ -215,6 +220,9 @@ async fn pull(user: &str, at_page_load: bool) -> Result<(), IdbError> {
     }
     let mut started_over = false;
     loop {
+        // A page at a time, when the browser is idle: a first copy of many notes (a new
+        // browser) is read in the background, never holding up the page.
+        idle::until_idle().await;
         match read_page(user, since).await {
             FeedAnswer::Page(page) => {
                 apply(&page.changes, Some(page.next)).await?;
@@ -240,7 +248,7 @@ async fn pull(user: &str, at_page_load: bool) -> Result<(), IdbError> {
 }
 
 async fn read_page(user: &str, since: i64) -> FeedAnswer {
-    let url = format!("{CHANGES_PATH}?since={since}&limit={CHANGES_MAX_LIMIT}");
+    let url = format!("{CHANGES_PATH}?since={since}&limit={SYNC_PAGE}");
     let sent = gloo_net::http::Request::get(&url)
         .header(OWNER_HEADER, user)
         .send()

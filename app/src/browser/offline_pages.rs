@@ -5,7 +5,8 @@
 //! with the same ordering, tags and search as the server (`crate::offline`).
 //!
 //! On a page the server rendered (online, or a kept page), the readers are never asked:
-//! the data came with the page. Asked anyway, they answer an error, as before.
+//! the data came with the page. Asked anyway, they answer an error, as before — but for
+//! the search, which a search box sends without a page load (`search_online`).
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
@@ -14,6 +15,7 @@ use std::rc::Rc;
 
 use send_wrapper::SendWrapper;
 
+use super::search_online::{self, Searched};
 use super::{namespace, offline_copy};
 use crate::api::{AccountUser, Me, Note, NotesPage, Revision, SearchPage, TagCount, tag_name};
 use crate::offline::{reading, search};
@@ -113,8 +115,20 @@ pub fn revisions(_id: String) -> Reading<Option<Vec<Revision>>> {
     })
 }
 
-pub fn search(q: String, _cursor: Option<String>) -> Reading<SearchPage> {
-    from_copy(move |all| search::search(all, &q))
+/// A search: in the shell, over the copy; on an open page (a search from its search box,
+/// shown here by the router), the server's results — or the copy's, with no network.
+pub fn search(q: String, cursor: Option<String>) -> Reading<SearchPage> {
+    reading(async move {
+        if !SHELL.get() {
+            match search_online::search(&q, cursor.as_deref()).await {
+                Searched::Found(page) => return Ok(page),
+                Searched::Refused(why) => return Err(why),
+                Searched::Unreachable => {}
+            }
+        }
+        let notes = kept().await?;
+        search::search(&notes, &q)
+    })
 }
 
 pub fn tags() -> Reading<Vec<TagCount>> {

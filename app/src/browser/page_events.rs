@@ -28,6 +28,7 @@ const BACKGROUND_RETRY: Duration = Duration::from_secs(60);
 pub fn start(page: PageState) {
     let (queue, known_notes, connection) = (page.queue, page.notes, page.connection);
     service_worker::register();
+    super::search_online::load_other_pages_whole();
     // A page for nobody (sign in, setup): no one's queue to show or send.
     let Some(user) = namespace::read_user_from_page() else {
         return;

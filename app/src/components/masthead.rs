@@ -1,6 +1,7 @@
 //! The top of every page: the app's name and, for the signed-in person, the way to the
 //! notes, the tags, the trash and their account, the search box (a plain form, so it searches
-//! without JavaScript too), and Sign out (which asks first when writes are unsaved) — and,
+//! without JavaScript too; once the page is live, its results show without a page load),
+//! and Sign out (which asks first when writes are unsaved) — and,
 //! when someone else has signed in on this browser since the page was opened, or the
 //! page's session ended, a warning that this page's writes wait for its person; and when
 //! the browser will not keep the offline copy, a note saying so.
@@ -8,9 +9,11 @@
 use leptos::prelude::*;
 
 use crate::api::Me;
+use crate::components::search_form::searches_here;
 use crate::components::unsaved_list::sign_in_here;
 use crate::data;
 use crate::door;
+use crate::links::SEARCH_PAGE;
 use crate::state::PageState;
 
 #[component]
@@ -41,6 +44,7 @@ fn SignedInMenu(me: Me) -> impl IntoView {
         .admin
         .then(|| view! { <a href="/admin" rel="external">"People"</a> });
     let name = me.username.clone();
+    let search_box = NodeRef::new();
     view! {
         // The cookie changed under this page (its person signed out in another tab, someone
         // else signed in): the server refused this page's writes, which wait for its person.
@@ -79,9 +83,9 @@ fn SignedInMenu(me: Me) -> impl IntoView {
                 <button type="submit" class="link">"Sign out"</button>
             </form>
         </nav>
-        <form class="search-box" method="get" action="/search" role="search" aria-label="Search from any page">
+        <form class="search-box" method="get" action=SEARCH_PAGE role="search" aria-label="Search from any page" on:submit=searches_here(search_box)>
             <label for="search-q" class="visually-hidden">"Search notes"</label>
-            <input id="search-q" name="q" type="search" placeholder="Search notes" autocomplete="off" />
+            <input id="search-q" name="q" type="search" placeholder="Search notes" autocomplete="off" node_ref=search_box />
             <button type="submit">"Search"</button>
         </form>
     }

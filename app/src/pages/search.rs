@@ -6,9 +6,10 @@ use leptos_router::hooks::use_query_map;
 
 use crate::api::SearchHit;
 use crate::components::local_time::LocalTime;
+use crate::components::search_form::searches_here;
 use crate::components::status_line::StatusLine;
 use crate::data;
-use crate::links::urlencode;
+use crate::links::{SEARCH_PAGE, urlencode};
 
 #[component]
 pub fn SearchPage() -> impl IntoView {
@@ -24,13 +25,14 @@ pub fn SearchPage() -> impl IntoView {
             data::search(q, cursor).await.map(Some)
         },
     );
+    let search_box = NodeRef::new();
     view! {
         <StatusLine />
         <section class="search" aria-labelledby="search-heading">
             <h2 id="search-heading">"Search"</h2>
-            <form method="get" action="/search" class="search-form" role="search" aria-label="Search again">
+            <form method="get" action=SEARCH_PAGE class="search-form" role="search" aria-label="Search again" on:submit=searches_here(search_box)>
                 <label for="search-page-q">"Search for"</label>
-                <input id="search-page-q" name="q" type="search" value=q autocomplete="off" />
+                <input id="search-page-q" name="q" type="search" value=q autocomplete="off" node_ref=search_box />
                 <button type="submit">"Search"</button>
             </form>
             <p class="hint muted">"Words must all match; use \"quotes\" for a phrase, -word to leave a word out, or between alternatives."</p>
