@@ -31,6 +31,12 @@ pub trait QuerySyntax {
     /// quoted lexeme; phrases with `<->`; `!` for exclusion; groups `(a & b & !c)` joined
     /// by ` | `. CJK tokens are the phrase of their bigrams, as on SQLite.
     fn to_tsquery(&self) -> String;
+
+    /// The words every match holds, as a `tsquery`: each group's included terms, a
+    /// phrase as all of its words, no exclusions. A superset of the matches that a GIN
+    /// index answers alone — it never reads a note to recheck a phrase's order or an
+    /// exclusion — so counting these reads no more notes than it counts.
+    fn to_candidate_tsquery(&self) -> String;
 }
 
 impl QuerySyntax for SearchQuery {
@@ -57,11 +63,14 @@ impl QuerySyntax for SearchQuery {
             .groups
             .iter()
             .map(|group| {
-                let include = group.include.iter().map(term_tsquery);
+                let include = group
+                    .include
+                    .iter()
+                    .map(|t| term_tsquery(t, Phrase::InOrder));
                 let exclude = group
                     .exclude
                     .iter()
-                    .map(|term| format!("!{}", term_tsquery(term)));
+                    .map(|term| format!("!{}", term_tsquery(term, Phrase::InOrder)));
                 format!(
                     "({})",
                     include.chain(exclude).collect::<Vec<_>>().join(" & ")
@@ -69,6 +78,39 @@ impl QuerySyntax for SearchQuery {
             })
             .collect();
         groups.join(" | ")
+    }
+
+    fn to_candidate_tsquery(&self) -> String {
+        let groups: Vec<String> = self
+            .groups
+            .iter()
+            .map(|group| {
+                let include: Vec<String> = group
+                    .include
+                    .iter()
+                    .map(|t| term_tsquery(t, Phrase::AllOf))
+                    .collect();
+                format!("({})", include.join(" & "))
+            })
+            .collect();
+        groups.join(" | ")
+    }
+}
+
+/// How a phrase's lexemes are joined in a `tsquery`: in order and next to each other (the
+/// query itself), or merely all there (its candidates, see `to_candidate_tsquery`).
+#[derive(Clone, Copy)]
+enum Phrase {
+    InOrder,
+    AllOf,
+}
+
+impl Phrase {
+    fn joiner(self) -> &'static str {
+        match self {
+            Phrase::InOrder => " <-> ",
+            Phrase::AllOf => " & ",
+        }
     }
 }
 
@@ -166,19 +208,19 @@ pub(crate) fn lexeme(token: &str) -> String {
 }
 
 /// Lexemes in a row, as one phrase.
-fn phrase_tsquery(tokens: &[String]) -> String {
+fn phrase_tsquery(tokens: &[String], phrase: Phrase) -> String {
     let lexemes: Vec<String> = tokens.iter().map(|token| lexeme(token)).collect();
     if lexemes.len() == 1 {
         lexemes.concat()
     } else {
-        format!("({})", lexemes.join(" <-> "))
+        format!("({})", lexemes.join(phrase.joiner()))
     }
 }
 
-fn term_tsquery(term: &Term) -> String {
+fn term_tsquery(term: &Term, phrase: Phrase) -> String {
     let folded: Vec<String> = term.tokens().iter().map(|t| fold(t)).collect();
     if !folded.iter().any(|token| has_cjk(token)) {
-        return phrase_tsquery(&folded);
+        return phrase_tsquery(&folded, phrase);
     }
     // As for FTS5: runs of other tokens stay phrases, each CJK token is matched on its
     // own, and all must hold.
@@ -187,16 +229,16 @@ fn term_tsquery(term: &Term) -> String {
     for token in folded {
         if has_cjk(&token) {
             if !latin.is_empty() {
-                parts.push(phrase_tsquery(&latin));
+                parts.push(phrase_tsquery(&latin, phrase));
                 latin.clear();
             }
-            parts.push(cjk_token_tsquery(&token));
+            parts.push(cjk_token_tsquery(&token, phrase));
         } else {
             latin.push(token);
         }
     }
     if !latin.is_empty() {
-        parts.push(phrase_tsquery(&latin));
+        parts.push(phrase_tsquery(&latin, phrase));
     }
     all_of_tsquery(parts)
 }
@@ -212,7 +254,7 @@ fn all_of_tsquery(parts: Vec<String>) -> String {
 /// One token holding CJK letters: each CJK run is the phrase of its bigrams (a lone
 /// letter a prefix, which finds it at the start of any bigram); a mixed token also needs
 /// its other parts, or is found whole.
-fn cjk_token_tsquery(token: &str) -> String {
+fn cjk_token_tsquery(token: &str, phrase: Phrase) -> String {
     let mut parts = Vec::new();
     let mut mixed = false;
     for segment in cjk::segments(token) {
@@ -221,7 +263,7 @@ fn cjk_token_tsquery(token: &str) -> String {
                 if run.chars().nth(1).is_none() {
                     parts.push(format!("{}:*", lexeme(run)));
                 } else {
-                    parts.push(phrase_tsquery(&cjk::query_bigrams(run)));
+                    parts.push(phrase_tsquery(&cjk::query_bigrams(run), phrase));
                 }
             }
             Segment::Other(other) => {
@@ -701,6 +743,15 @@ mod tests {
             parse("a \"b c\" -d -\"e f\" or g").to_tsquery(),
             "('a' & ('b' <-> 'c') & !'d' & !('e' <-> 'f')) | ('g')"
         );
+    }
+
+    #[test]
+    fn a_querys_candidates_are_its_included_words_with_no_order_and_no_exclusion() {
+        assert_eq!(
+            parse("a \"b c\" -d -\"e f\" or g").to_candidate_tsquery(),
+            "('a' & ('b' & 'c')) | ('g')"
+        );
+        assert!(!parse("東京タワー").to_candidate_tsquery().contains("<->"));
     }
 
     #[test]

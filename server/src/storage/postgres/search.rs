@@ -61,17 +61,18 @@ const RANK: &str = "ts_rank_cd('{0.1, 0.1, 0.1, 1.0}', search, q, 1)";
 /// through, and the newest notes are the likelier ones.
 pub const RANKED_MATCHES: i64 = 5_000;
 
-/// How many of the person's newest notes a broad search (one with more matches than
-/// are ranked) looks through for the newest matches. The index cannot give matches in
+/// How many of the person's newest notes a broad search (one whose words more notes
+/// hold than are ranked) looks through for its matches. The index cannot give matches in
 /// order of age, so they are found by reading the notes newest first; this bounds that
-/// read when the matches are spread thin (a word in 5 % of 100,000 notes finds about
-/// 1,000 of them here).
-pub const BROAD_WINDOW: i64 = 20_000;
+/// read whatever the query (a word in 5 % of 100,000 notes finds about 500 here).
+pub const BROAD_WINDOW: i64 = 10_000;
 
-/// Whether a search has more matches than are ranked: `$1`–`$3` and `$6` as in the
-/// search, `$4` the cap plus one, `$5` zero. Through the scoped index, reading at most
-/// that many of the person's matches.
-fn more_than_ranked_sql(tagged: &str) -> String {
+/// How many of the person's notes hold the query's words — its candidates
+/// (`SearchQuery::to_candidate_tsquery`, bound as `$1`), at most `$4` (the cap plus one;
+/// `$5` zero; `$2`, `$3` and `$6` as in the search). The scoped index answers these words
+/// without reading a note to recheck a phrase or an exclusion, so this reads at most `$4`
+/// notes, whatever the query.
+fn candidates_sql(tagged: &str) -> String {
     format!(
         "SELECT count(*) FROM (SELECT 1 FROM notes, {QUERY} \
          WHERE scope = $3 AND trashed_at IS NULL AND {SEARCH_MATCH} {tagged} \
@@ -79,7 +80,7 @@ fn more_than_ranked_sql(tagged: &str) -> String {
     )
 }
 
-/// A broad search: the newest [`RANKED_MATCHES`] matches among the person's newest
+/// A broad search: the newest [`RANKED_MATCHES`] matches (at most) among the person's newest
 /// [`BROAD_WINDOW`] notes (pinned ones first, as the list orders them: read in the
 /// order of `notes_live`), ranked; the parameters as in the search.
 fn broad_search_sql(tagged: &str) -> String {
@@ -133,12 +134,13 @@ impl PgStore {
             .await?;
             return Ok(rows.into_iter().map(Note::from).collect());
         };
-        // A query with more matches than are ranked ranks the newest ones (as SQLite
-        // does); every other ranks all it finds. Telling which reads at most that many
-        // matches through the index: a rare word costs what its few matches cost, a
-        // common one never what all its matches would.
+        // A query whose words few notes hold ranks every match among them, through the
+        // index; one whose words more notes hold than are ranked ranks the newest matches
+        // (as SQLite does). Telling which reads at most that many notes: a rare word
+        // costs what its few notes cost, a common one (or a phrase of common words, whose
+        // every candidate would be read to check the order) never what all would.
         let broad = self
-            .count_matches(&more_than_ranked_sql(tagged), scope, query, tags)
+            .count_candidates(&candidates_sql(tagged), scope, query, tags)
             .await?
             > RANKED_MATCHES;
         let sql = if broad {
@@ -161,8 +163,8 @@ impl PgStore {
 }
 
 impl PgStore {
-    /// How many matches the count `sql` finds (at most the cap plus one).
-    async fn count_matches(
+    /// How many candidates the count `sql` finds (at most the cap plus one).
+    async fn count_candidates(
         &self,
         sql: &str,
         scope: &str,
@@ -170,7 +172,7 @@ impl PgStore {
         tags: &[String],
     ) -> Result<i64, StorageError> {
         let mut count = sqlx::query_scalar::<_, i64>(sql)
-            .bind(query.to_tsquery())
+            .bind(query.to_candidate_tsquery())
             .bind(scope_lexeme(scope))
             .bind(scope)
             .bind(RANKED_MATCHES + 1)
