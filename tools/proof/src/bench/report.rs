@@ -405,7 +405,7 @@ fn print_cpu_per_request(database: &str, cells: &[Cell]) {
 }
 
 /// The browser's figures against their targets.
-fn print_page_targets(page: &serde_json::Value) {
+pub fn print_page_targets(page: &serde_json::Value) {
     let p95 = |name: &str| page[name]["p95_ms"].as_f64().unwrap_or(f64::NAN);
     println!(
         "click → Saved in Chromium, p95: {:.1} ms (target ≤ 100 ms: {})",

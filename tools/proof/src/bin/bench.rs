@@ -40,7 +40,8 @@ struct Args {
     /// against idempotent creates on SQLite, with the server's CPU per request),
     /// `postgres` (the write and search figures on PostgreSQL), `live` (change → event
     /// latency, idle streams' memory), `files` (a 10 MiB upload's throughput, memory
-    /// during 8 parallel 25 MiB uploads).
+    /// during 8 parallel 25 MiB uploads), `page` (the page in Chromium over 100,000
+    /// notes: click → Saved, a search from the box, Lighthouse; and the wasm's size).
     #[arg(long, value_enum)]
     only: Option<Part>,
 }
@@ -51,6 +52,7 @@ enum Part {
     Postgres,
     Live,
     Files,
+    Page,
 }
 
 #[tokio::main]
@@ -85,6 +87,31 @@ async fn main() -> anyhow::Result<()> {
             }
             Part::Files => {
                 files::upload_figures(&args.server, &dir).await?;
+            }
+            Part::Page => {
+                let mut search_server = SearchServer::start(
+                    &args.server,
+                    &dir.join("search.db"),
+                    &reqwest::Client::new(),
+                )
+                .await?;
+                search_server.search_and_lists().await?;
+                let page = page::in_the_browser(
+                    &search_server.client,
+                    &search_server.base,
+                    &search_server.token,
+                    args.saves,
+                )
+                .await;
+                search_server.process.kill()?;
+                if let Some(page) = &page {
+                    report::print_page_targets(page);
+                }
+                let wasm = wasm::wasm_sizes(&args.pkg)?;
+                println!(
+                    "wasm: {} B raw, {} B gzip, {} B brotli",
+                    wasm.raw, wasm.gzip, wasm.brotli
+                );
             }
         }
         let _ = std::fs::remove_dir_all(&dir);
