@@ -8,7 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh
-cargo build --locked --release -p server --features bench-plain-insert --target-dir target/bench
+# Built as cargo-leptos builds the release server (`always-erase-components` in Cargo.toml).
+RUSTFLAGS="--cfg erase_components" \
+  cargo build --locked --release -p server --features bench-plain-insert --target-dir target/bench
 # The benchmark server serves the same hashed site files as the release build.
 cp target/release/hash.txt target/bench/release/hash.txt
 cargo run --locked --release -p proof --bin bench -- "$@"
