@@ -5,13 +5,14 @@
 //! Prints a table and writes the same figures as JSON to bench-results/. Each figure is a
 //! module of `proof::bench`; this runs them in order and prints the report.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Parser;
+use proof::bench::lists::ListFigures;
 use proof::bench::people::{people, sqlite_database, start_server};
 use proof::bench::report::{self, Measured, Report};
-use proof::bench::search::SearchServer;
+use proof::bench::search::{SearchFigures, SearchServer};
 use proof::bench::{burst, disk, files, latency, live, page, postgres, wasm, writes};
 
 #[derive(Parser, Debug)]
@@ -89,21 +90,8 @@ async fn main() -> anyhow::Result<()> {
                 files::upload_figures(&args.server, &dir).await?;
             }
             Part::Page => {
-                let mut search_server = SearchServer::start(
-                    &args.server,
-                    &dir.join("search.db"),
-                    &reqwest::Client::new(),
-                )
-                .await?;
-                search_server.search_and_lists().await?;
-                let page = page::in_the_browser(
-                    &search_server.client,
-                    &search_server.base,
-                    &search_server.token,
-                    args.saves,
-                )
-                .await;
-                search_server.process.kill()?;
+                let (_, _, page) =
+                    search_lists_and_page(&args, &dir, &reqwest::Client::new()).await?;
                 if let Some(page) = &page {
                     report::print_page_targets(page);
                 }
@@ -173,19 +161,7 @@ async fn main() -> anyhow::Result<()> {
     )
     .await?;
 
-    // Search, lists and the page in a browser at exactly 10,000 and 100,000 notes, on a
-    // server and database of their own.
-    let mut search_server =
-        SearchServer::start(&args.server, &dir.join("search.db"), &client).await?;
-    let (search, lists) = search_server.search_and_lists().await?;
-    let page = page::in_the_browser(
-        &search_server.client,
-        &search_server.base,
-        &search_server.token,
-        args.saves,
-    )
-    .await;
-    search_server.process.kill()?;
+    let (search, lists, page) = search_lists_and_page(&args, &dir, &client).await?;
 
     let postgres = postgres::side_by_side(&args.server, &args.postgres, seconds).await?;
 
@@ -222,4 +198,25 @@ async fn main() -> anyhow::Result<()> {
     println!("\nfigures written to {}", file.display());
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())
+}
+
+/// Search, lists and the page in a browser at exactly 10,000 and 100,000 notes, on a
+/// server and database of their own.
+async fn search_lists_and_page(
+    args: &Args,
+    dir: &Path,
+    client: &reqwest::Client,
+) -> anyhow::Result<(Vec<SearchFigures>, ListFigures, Option<serde_json::Value>)> {
+    let mut search_server =
+        SearchServer::start(&args.server, &dir.join("search.db"), client).await?;
+    let (search, lists) = search_server.search_and_lists().await?;
+    let page = page::in_the_browser(
+        &search_server.client,
+        &search_server.base,
+        &search_server.token,
+        args.saves,
+    )
+    .await;
+    search_server.process.kill()?;
+    Ok((search, lists, page))
 }
