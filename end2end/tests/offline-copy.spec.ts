@@ -202,6 +202,8 @@ test("a note written on another device while the page is open enters the copy at
   notes,
   unique,
 }) => {
+  // A note of its own, so the first sync has something to keep whatever ran before.
+  await createNote(context.request, unique("Kept before"));
   await notes.goto();
   await expect.poll(() => keptIds(page), { timeout: 30_000 }).not.toHaveLength(0);
   // The periodic sync is a minute away: the live page's read of the feed brings it.

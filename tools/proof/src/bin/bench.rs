@@ -97,8 +97,11 @@ async fn main() -> anyhow::Result<()> {
                 }
                 let wasm = wasm::wasm_sizes(&args.pkg)?;
                 println!(
-                    "wasm: {} B raw, {} B gzip, {} B brotli",
-                    wasm.raw, wasm.gzip, wasm.brotli
+                    "wasm for the first page: {} B raw, {} B gzip, {} B brotli{}",
+                    wasm.raw,
+                    wasm.gzip,
+                    wasm.brotli,
+                    wasm::chunk_line(wasm.chunks, wasm.chunks_brotli, wasm.heaviest_page.as_ref())
                 );
             }
         }
