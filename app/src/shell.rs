@@ -152,8 +152,8 @@ fn after_hydration(page: PageState) {
 
 /// Sets `data-hydrated="true"` on `<body>`: a click before hydration would go the
 /// form's way (a full page post), so the end-to-end tests wait for this mark.
+#[cfg(feature = "hydrate")]
 fn mark_hydrated() {
-    #[cfg(feature = "hydrate")]
     if let Some(body) = web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.body())
