@@ -1,7 +1,7 @@
 //! The script that hydrates the page, started only once the page is painted.
 //!
 //! Leptos's `HydrationScripts` preloads the wasm from the `<head>`, so on a slow
-//! connection the hundreds of KB of wasm share the line with the page itself, and Lighthouse's
+//! connection the 390 KB of wasm share the line with the page itself, and Lighthouse's
 //! mobile run put the largest paint at 2.9–3.0 s (first paint 1.0 s). Here nothing is
 //! fetched before the page's `load` event and its next frame: the server-rendered page
 //! paints first. Before hydration every write form is a real `POST` (a press is never
@@ -57,49 +57,3 @@ pub fn HydrateAfterPaint(options: LeptosOptions) -> impl IntoView {
     );
     view! { <script type="module" nonce=use_nonce()>{script}</script> }
 }
-
-/// When hydration has finished. With lazy routes the app hydrates asynchronously (the
-/// opened page's chunk of wasm is fetched first), and Leptos runs the app's effects while
-/// that fetch is under way: state changed then (the queue read from storage, the status)
-/// would no longer match the server's HTML the hydration walks. So what starts the page
-/// is handed to [`when_finished`], and runs at [`finish`] — before the effects of the
-/// page's own view, which read the state it loads (as they did when hydration was one
-/// synchronous call).
-#[cfg(feature = "hydrate")]
-mod done {
-    use std::cell::RefCell;
-
-    type Start = Box<dyn FnOnce()>;
-
-    thread_local! {
-        /// `None` once hydration has finished; until then, what waits for it.
-        static WAITING: RefCell<Option<Vec<Start>>> = const { RefCell::new(Some(Vec::new())) };
-    }
-
-    /// Says hydration has finished (or that there is none: the offline shell renders),
-    /// and runs what waited for it, in order.
-    pub fn finish() {
-        if let Some(waiting) = WAITING.with(|w| w.borrow_mut().take()) {
-            for start in waiting {
-                start();
-            }
-        }
-    }
-
-    /// Runs `start` once hydration has finished: at [`finish`], or now if it has.
-    pub fn when_finished(start: impl FnOnce() + 'static) {
-        let start: Start = Box::new(start);
-        let later = WAITING.with(|w| match w.borrow_mut().as_mut() {
-            Some(waiting) => {
-                waiting.push(start);
-                None
-            }
-            None => Some(start),
-        });
-        if let Some(start) = later {
-            start();
-        }
-    }
-}
-#[cfg(feature = "hydrate")]
-pub use done::{finish, when_finished};

@@ -15,7 +15,6 @@ pub mod components;
 pub mod data;
 pub mod door;
 mod hydration;
-mod lazy_pages;
 pub mod links;
 pub mod offline;
 pub mod pages;
@@ -46,17 +45,7 @@ pub fn hydrate() {
     if browser::offline_pages::shell_requested() {
         browser::offline_pages::open_shell();
         leptos::mount::mount_to_body(App);
-        hydration::finish();
     } else {
-        // Lazy routes: the opened page's chunk of wasm is fetched before hydrating
-        // (Leptos's `hydrate_lazy`, which cannot say when it has finished; this future
-        // starts Leptos's executor itself).
-        wasm_bindgen_futures::spawn_local(async {
-            let body = leptos::prelude::document()
-                .body()
-                .expect("the page has a body");
-            leptos::mount::hydrate_from_async(body, App).await.forget();
-            hydration::finish();
-        });
+        leptos::mount::hydrate_body(App);
     }
 }

@@ -3,15 +3,21 @@
 use leptos::prelude::*;
 use leptos_meta::{HashedStylesheet, MetaTags, Title, provide_meta_context};
 use leptos_router::components::{Route, Router, Routes};
-use leptos_router::{Lazy, ParamSegment, SsrMode, StaticSegment, WildcardSegment};
+use leptos_router::{ParamSegment, SsrMode, StaticSegment, WildcardSegment};
 
 use crate::components::masthead::Masthead;
+use crate::door;
 use crate::hydration::HydrateAfterPaint;
-use crate::lazy_pages::{
-    AccountRoute, AdminRoute, HistoryRoute, InviteRoute, NoteRoute, SearchRoute, SetupRoute,
-    SignInRoute, SignUpRoute, TagRoute, TagsRoute, TrashRoute,
+use crate::pages::account_forms::{
+    AccountPage, AdminPage, InvitePage, SetupPage, SignInPage, SignUpPage,
 };
+use crate::pages::history::HistoryPage;
 use crate::pages::home::HomePage;
+use crate::pages::note::NotePage;
+use crate::pages::search::SearchPage;
+use crate::pages::tag::TagPage;
+use crate::pages::tags::TagsPage;
+use crate::pages::trash::TrashPage;
 use crate::state::PageState;
 
 /// The HTML document around the app.
@@ -88,10 +94,12 @@ pub fn App() -> impl IntoView {
     let page = PageState::default();
     provide_context(page);
 
-    // Effects run only in the browser; this one waits for hydration to finish: load the
-    // unsaved intents from localStorage, start sending them, and tell tests the page is
-    // live.
-    Effect::new(move |_| after_hydration(page));
+    // Effects run only in the browser, after hydration: load the unsaved intents from
+    // localStorage, start sending them, and tell tests the page is live.
+    Effect::new(move |_| {
+        untrack(|| door::start(page));
+        mark_hydrated();
+    });
 
     // Every page is Async: the server waits for its data and sends it in the HTML itself,
     // so pages read with JavaScript off, and the service worker can keep them whole for
@@ -105,55 +113,33 @@ pub fn App() -> impl IntoView {
             <main>
                 <Routes fallback=|| view! { <p>"There is no such page."</p> }>
                     <Route path=StaticSegment("") view=HomePage ssr=SsrMode::Async />
-                    <Route path=(StaticSegment("notes"), ParamSegment("id")) view={Lazy::<NoteRoute>::new()} ssr=SsrMode::Async />
+                    <Route path=(StaticSegment("notes"), ParamSegment("id")) view=NotePage ssr=SsrMode::Async />
                     <Route
                         path=(StaticSegment("notes"), ParamSegment("id"), StaticSegment("history"))
-                        view={Lazy::<HistoryRoute>::new()}
+                        view=HistoryPage
                         ssr=SsrMode::Async
                     />
-                    <Route path=StaticSegment("trash") view={Lazy::<TrashRoute>::new()} ssr=SsrMode::Async />
-                    <Route path=StaticSegment("search") view={Lazy::<SearchRoute>::new()} ssr=SsrMode::Async />
-                    <Route path=StaticSegment("tags") view={Lazy::<TagsRoute>::new()} ssr=SsrMode::Async />
+                    <Route path=StaticSegment("trash") view=TrashPage ssr=SsrMode::Async />
+                    <Route path=StaticSegment("search") view=SearchPage ssr=SsrMode::Async />
+                    <Route path=StaticSegment("tags") view=TagsPage ssr=SsrMode::Async />
                     // A nested tag's levels are path segments: `/tags/a/b` is the tag `a/b`.
-                    <Route path=(StaticSegment("tags"), WildcardSegment("name")) view={Lazy::<TagRoute>::new()} ssr=SsrMode::Async />
-                    <Route path=StaticSegment("sign-in") view={Lazy::<SignInRoute>::new()} ssr=SsrMode::Async />
-                    <Route path=StaticSegment("sign-up") view={Lazy::<SignUpRoute>::new()} ssr=SsrMode::Async />
-                    <Route path=StaticSegment("setup") view={Lazy::<SetupRoute>::new()} ssr=SsrMode::Async />
-                    <Route path=(StaticSegment("invite"), ParamSegment("token")) view={Lazy::<InviteRoute>::new()} ssr=SsrMode::Async />
-                    <Route path=StaticSegment("account") view={Lazy::<AccountRoute>::new()} ssr=SsrMode::Async />
-                    <Route path=StaticSegment("admin") view={Lazy::<AdminRoute>::new()} ssr=SsrMode::Async />
+                    <Route path=(StaticSegment("tags"), WildcardSegment("name")) view=TagPage ssr=SsrMode::Async />
+                    <Route path=StaticSegment("sign-in") view=SignInPage ssr=SsrMode::Async />
+                    <Route path=StaticSegment("sign-up") view=SignUpPage ssr=SsrMode::Async />
+                    <Route path=StaticSegment("setup") view=SetupPage ssr=SsrMode::Async />
+                    <Route path=(StaticSegment("invite"), ParamSegment("token")) view=InvitePage ssr=SsrMode::Async />
+                    <Route path=StaticSegment("account") view=AccountPage ssr=SsrMode::Async />
+                    <Route path=StaticSegment("admin") view=AdminPage ssr=SsrMode::Async />
                 </Routes>
             </main>
         </Router>
     }
 }
 
-/// Starts the page once it is hydrated (in the app's reactive owner, so what it creates
-/// lives as long as the page).
-fn after_hydration(page: PageState) {
-    #[cfg(feature = "hydrate")]
-    {
-        let owner = Owner::current();
-        crate::hydration::when_finished(move || {
-            let start = move || {
-                untrack(|| crate::door::start(page));
-                crate::lazy_pages::preload_search_page();
-                mark_hydrated();
-            };
-            match owner {
-                Some(owner) => owner.with(start),
-                None => start(),
-            }
-        });
-    }
-    #[cfg(not(feature = "hydrate"))]
-    let _ = page;
-}
-
 /// Sets `data-hydrated="true"` on `<body>`: a click before hydration would go the
 /// form's way (a full page post), so the end-to-end tests wait for this mark.
-#[cfg(feature = "hydrate")]
 fn mark_hydrated() {
+    #[cfg(feature = "hydrate")]
     if let Some(body) = web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.body())

@@ -30,38 +30,26 @@ pub struct ShellBuild {
 }
 
 impl ShellBuild {
-    /// Reads the asset hashes cargo-leptos wrote beside the server binary (`hash.txt`)
-    /// and, for a split build, the chunk manifest in `site_root/pkg`. Without them (a
-    /// build without hashed files, or the tests) the assets keep their plain names and
-    /// the id is `dev`.
-    pub fn detect(output_name: &str, site_root: &Path, id_override: Option<String>) -> Self {
+    /// Reads the asset hashes cargo-leptos wrote beside the server binary (`hash.txt`).
+    /// Without them (a build without hashed files, or the tests) the assets keep their
+    /// plain names and the id is `dev`.
+    pub fn detect(output_name: &str, id_override: Option<String>) -> Self {
         let hashes = hash_file().and_then(|path| std::fs::read_to_string(path).ok());
-        let manifest = hashes
-            .as_deref()
-            .and_then(|text| hash_of(text, "manifest"))
-            .and_then(|hash| {
-                let path = site_root
-                    .join("pkg")
-                    .join(format!("__wasm_split_manifest.{hash}.json"));
-                std::fs::read_to_string(path).ok()
-            });
-        Self::from_hashes(
-            output_name,
-            hashes.as_deref(),
-            manifest.as_deref(),
-            id_override,
-        )
+        Self::from_hashes(output_name, hashes.as_deref(), id_override)
     }
 
-    fn from_hashes(
-        output_name: &str,
-        hashes: Option<&str>,
-        split_manifest: Option<&str>,
-        id_override: Option<String>,
-    ) -> Self {
-        let asset = |kind: &str, ext: &str| match hashes.and_then(|text| hash_of(text, kind)) {
-            Some(hash) => format!("/pkg/{output_name}.{hash}.{ext}"),
-            None => format!("/pkg/{output_name}.{ext}"),
+    fn from_hashes(output_name: &str, hashes: Option<&str>, id_override: Option<String>) -> Self {
+        let asset = |kind: &str, ext: &str| {
+            let hash = hashes.and_then(|text| {
+                text.lines()
+                    .filter_map(|line| line.split_once(':'))
+                    .find(|(k, _)| k.trim() == kind)
+                    .map(|(_, h)| h.trim().to_owned())
+            });
+            match hash {
+                Some(hash) => format!("/pkg/{output_name}.{hash}.{ext}"),
+                None => format!("/pkg/{output_name}.{ext}"),
+            }
         };
         let id = id_override.unwrap_or_else(|| match hashes {
             Some(text) => hex::encode(&Sha256::digest(text.as_bytes())[..8]),
@@ -71,13 +59,6 @@ impl ShellBuild {
         // No page is precached: pages hold a person's notes, and are kept per person as
         // they are opened (see sw.js).
         let mut precache = vec![asset("js", "js"), asset("wasm", "wasm"), stylesheet.clone()];
-        // A split build's pages after the first are chunks of wasm, loaded by one more
-        // script: a page opened offline needs its chunk (after the main js and wasm, which
-        // the worker's offline shell looks for first).
-        if let Some(split) = hashes.and_then(|text| hash_of(text, "split")) {
-            precache.push(format!("/pkg/__wasm_split.{split}.js"));
-            precache.extend(chunks(split_manifest.unwrap_or("{}")));
-        }
         precache.extend(
             [
                 "/manifest.webmanifest",
@@ -107,33 +88,6 @@ impl ShellBuild {
     }
 }
 
-/// The hash `hash.txt` gives for one kind of file (`js: <hash>`, `split: <hash>`, …).
-fn hash_of<'a>(hashes: &'a str, kind: &str) -> Option<&'a str> {
-    hashes
-        .lines()
-        .filter_map(|line| line.split_once(':'))
-        .find(|(k, _)| k.trim() == kind)
-        .map(|(_, hash)| hash.trim())
-}
-
-/// Every chunk a split build's manifest names (each page's list of file stems, chunks
-/// shared by pages once), as `/pkg/<stem>.wasm`.
-fn chunks(manifest: &str) -> Vec<String> {
-    let lists: std::collections::BTreeMap<String, Vec<String>> =
-        serde_json::from_str(manifest).unwrap_or_default();
-    let stems: std::collections::BTreeSet<String> = lists.into_values().flatten().collect();
-    stems
-        .into_iter()
-        .filter(|stem| {
-            !stem.is_empty()
-                && stem
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
-        })
-        .map(|stem| format!("/pkg/{stem}.wasm"))
-        .collect()
-}
-
 /// Where cargo-leptos writes the asset hashes and leptos reads them: beside the running
 /// binary.
 pub fn hash_file() -> Option<PathBuf> {
@@ -159,8 +113,7 @@ mod tests {
 
     #[test]
     fn hashed_assets_get_their_hashes_in_the_precache_list() {
-        let build =
-            ShellBuild::from_hashes("oncenote", Some("js: aa\nwasm: bb\ncss: cc\n"), None, None);
+        let build = ShellBuild::from_hashes("oncenote", Some("js: aa\nwasm: bb\ncss: cc\n"), None);
         assert!(build.precache.contains(&"/pkg/oncenote.aa.js".to_owned()));
         assert!(build.precache.contains(&"/pkg/oncenote.bb.wasm".to_owned()));
         assert!(build.precache.contains(&"/pkg/oncenote.cc.css".to_owned()));
@@ -171,52 +124,16 @@ mod tests {
     }
 
     #[test]
-    fn a_split_build_precaches_its_loader_and_every_chunk_after_the_main_assets() {
-        let hashes = "js: aa\nwasm: bb\ncss: cc\nmanifest: mm\nsplit: ss\n";
-        let manifest = r#"{"note_route_1":["chunk_1.h1","shared.h3"],"trash_route_2":["chunk_2.h2","shared.h3"]}"#;
-        let build = ShellBuild::from_hashes("oncenote", Some(hashes), Some(manifest), None);
-        let chunks: Vec<_> = build.precache[3..7].to_vec();
-        assert_eq!(
-            chunks,
-            [
-                "/pkg/__wasm_split.ss.js",
-                "/pkg/chunk_1.h1.wasm",
-                "/pkg/chunk_2.h2.wasm",
-                "/pkg/shared.h3.wasm"
-            ]
-        );
-        // The worker's offline shell takes the first js and the first wasm: the main ones.
-        assert_eq!(build.precache[0], "/pkg/oncenote.aa.js");
-        assert_eq!(build.precache[1], "/pkg/oncenote.bb.wasm");
-    }
-
-    #[test]
-    fn a_chunk_manifest_cannot_name_a_path_outside_pkg() {
-        let hashes = "js: aa\nwasm: bb\ncss: cc\nsplit: ss\n";
-        let manifest = r#"{"x":["../../etc/passwd","/abs","ok.h1"]}"#;
-        let build = ShellBuild::from_hashes("oncenote", Some(hashes), Some(manifest), None);
-        assert!(build.precache.contains(&"/pkg/ok.h1.wasm".to_owned()));
-        assert!(
-            !build
-                .precache
-                .iter()
-                .any(|p| p.contains("passwd") || p.contains("/abs"))
-        );
-    }
-
-    #[test]
     fn the_build_id_changes_when_any_asset_changes() {
-        let a =
-            ShellBuild::from_hashes("oncenote", Some("js: aa\nwasm: bb\ncss: cc\n"), None, None);
-        let b =
-            ShellBuild::from_hashes("oncenote", Some("js: aa\nwasm: b2\ncss: cc\n"), None, None);
+        let a = ShellBuild::from_hashes("oncenote", Some("js: aa\nwasm: bb\ncss: cc\n"), None);
+        let b = ShellBuild::from_hashes("oncenote", Some("js: aa\nwasm: b2\ncss: cc\n"), None);
         assert_ne!(a.id, b.id);
         assert_eq!(a.id.len(), 16);
     }
 
     #[test]
     fn the_script_embeds_the_build_id_and_the_precache_list() {
-        let build = ShellBuild::from_hashes("oncenote", None, None, Some("v2".into()));
+        let build = ShellBuild::from_hashes("oncenote", None, Some("v2".into()));
         let script = build.script();
         assert!(script.contains(r#"const BUILD = "v2";"#));
         assert!(script.contains(r#""/pkg/oncenote.wasm""#));

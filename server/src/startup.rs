@@ -3,7 +3,6 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
-use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::Context;
@@ -80,11 +79,7 @@ impl Application {
             crate::healthcheck::reachable_at(listener.local_addr()?)
         );
         accounts::setup::on_start(&store, &config, &base_url).await?;
-        let shell = Arc::new(ShellBuild::detect(
-            OUTPUT_NAME,
-            Path::new(&config.site_root),
-            config.build_id.clone(),
-        ));
+        let shell = Arc::new(ShellBuild::detect(OUTPUT_NAME, config.build_id.clone()));
         let max_connections =
             open_files::connection_cap(config.max_connections, open_files::raise_to_hard_limit());
         if max_connections < config.max_connections {
