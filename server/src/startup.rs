@@ -160,7 +160,7 @@ pub fn router(state: AppState) -> Router {
         .merge(form::router())
         .merge(crate::search::routes::router())
         .merge(crate::tags::routes::router())
-        .merge(crate::live::routes::router())
+        .merge(crate::live::routes::changes_router())
         .merge(accounts::routes::router())
         .merge(accounts::api_tokens::router())
         .merge(transfer::router())
@@ -189,6 +189,11 @@ pub fn router(state: AppState) -> Router {
                 },
             )),
         )
+        // Live streams are never compressed (an event would wait in the compressor), and
+        // they are kept out of the compression layer altogether: a body that passes it is
+        // that layer's body, with room for every encoder's state (5.8 KiB), held for as
+        // long as the stream is open — a third of an idle stream's memory.
+        .merge(crate::live::routes::events_router())
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             gate::pages_need_sign_in,

@@ -26,10 +26,14 @@ use crate::http::paging::parse_limit;
 use crate::http::routing::allow;
 use crate::state::AppState;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route(CHANGES_PATH, allow(get(list_changes), "GET"))
-        .route(EVENTS_PATH, allow(get(follow_events), "GET"))
+/// The feed's pages.
+pub fn changes_router() -> Router<AppState> {
+    Router::new().route(CHANGES_PATH, allow(get(list_changes), "GET"))
+}
+
+/// The stream. The router merges it outside the compression layer (see `startup`).
+pub fn events_router() -> Router<AppState> {
+    Router::new().route(EVENTS_PATH, allow(get(follow_events), "GET"))
 }
 
 #[derive(Deserialize)]
