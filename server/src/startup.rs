@@ -192,7 +192,7 @@ pub fn router(state: AppState) -> Router {
         // Live streams are never compressed (an event would wait in the compressor), and
         // they are kept out of the compression layer altogether: a body that passes it is
         // that layer's body, with room for every encoder's state (5.8 KiB), held for as
-        // long as the stream is open — a third of an idle stream's memory.
+        // long as the stream is open: a quarter of an idle stream's resident memory.
         .merge(crate::live::routes::events_router())
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
