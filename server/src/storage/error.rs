@@ -64,7 +64,14 @@ impl From<sqlx::Error> for StorageError {
     }
 }
 
-/// What a database error means: the one reading of `sqlx::Error`.
+impl From<rusqlite::Error> for StorageError {
+    fn from(error: rusqlite::Error) -> Self {
+        DbFailure::of_rusqlite(&error).into_error(move || error.into())
+    }
+}
+
+/// What a database error means: the one reading of `sqlx::Error` (and of `rusqlite::Error`,
+/// the SQLite writer's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DbFailure {
     /// PostgreSQL aborted the transaction for another one (`serialization_failure`,
@@ -98,15 +105,30 @@ impl DbFailure {
             sqlx::Error::Database(db) => {
                 let code = db.code();
                 if db.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some() {
-                    // SQLite's result codes are numbers; the primary code is the low byte.
-                    match code.and_then(|c| c.parse::<i32>().ok()).map(|c| c & 0xff) {
-                        Some(5 | 6) => DbFailure::Busy,
-                        Some(13) => DbFailure::StorageFull,
-                        _ => DbFailure::Bug,
-                    }
+                    code.and_then(|c| c.parse::<i32>().ok())
+                        .map_or(DbFailure::Bug, Self::of_sqlite_code)
                 } else {
                     Self::of_sqlstate(code.as_deref().unwrap_or_default())
                 }
+            }
+            _ => DbFailure::Bug,
+        }
+    }
+
+    /// SQLite's result code (extended or primary: the primary code is the low byte).
+    pub fn of_sqlite_code(code: i32) -> Self {
+        match code & 0xff {
+            5 | 6 => DbFailure::Busy,
+            13 => DbFailure::StorageFull,
+            _ => DbFailure::Bug,
+        }
+    }
+
+    /// An error of the SQLite handle the writer runs its batches on (rusqlite's).
+    pub fn of_rusqlite(error: &rusqlite::Error) -> Self {
+        match error {
+            rusqlite::Error::SqliteFailure(failure, _) => {
+                Self::of_sqlite_code(failure.extended_code)
             }
             _ => DbFailure::Bug,
         }

@@ -26,6 +26,25 @@ pub struct NoteRow {
     tags: Option<String>,
 }
 
+impl NoteRow {
+    /// A row whose first columns are [`NOTE_COLUMNS`], as the SQLite writer reads it.
+    pub fn from_sqlite(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
+        Ok(Self {
+            id: row.get(0)?,
+            title: row.get(1)?,
+            body: row.get(2)?,
+            written_at: row.get(3)?,
+            created_at: row.get(4)?,
+            updated_at: row.get(5)?,
+            version: row.get(6)?,
+            trashed_at: row.get(7)?,
+            conflict_of: row.get(8)?,
+            pinned: row.get(9)?,
+            tags: row.get(10)?,
+        })
+    }
+}
+
 impl From<NoteRow> for Note {
     fn from(row: NoteRow) -> Self {
         Note {
@@ -55,6 +74,19 @@ pub struct RevisionRow {
     body: String,
     created_at: String,
     kind: String,
+}
+
+impl RevisionRow {
+    /// A row of `version, title, body, created_at, kind`, as the SQLite writer reads it.
+    pub fn from_sqlite(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
+        Ok(Self {
+            version: row.get(0)?,
+            title: row.get(1)?,
+            body: row.get(2)?,
+            created_at: row.get(3)?,
+            kind: row.get(4)?,
+        })
+    }
 }
 
 impl TryFrom<RevisionRow> for Revision {

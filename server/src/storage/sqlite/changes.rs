@@ -3,7 +3,7 @@
 //! poll, and compaction of old purges.
 
 use app::api::{ChangeKind, Note};
-use sqlx::SqliteConnection;
+use rusqlite::{Connection, params};
 
 use super::SqliteStore;
 use crate::storage::StorageError;
@@ -14,29 +14,26 @@ use crate::storage::rows::{NOTE_COLUMNS, NoteRow};
 
 /// Leaves `note_id`'s newest change under the person's next seq. The counter row is
 /// written in the write's transaction; SQLite has one writer at a time, so seqs are
-/// taken in commit order. The two statements go to the database together (one trip to
-/// the connection's thread).
-pub(super) async fn record_change(
-    tx: &mut SqliteConnection,
+/// taken in commit order.
+pub(super) fn record_change(
+    tx: &Connection,
     scope: &str,
     note_id: &str,
     kind: ChangeKind,
     at: &str,
 ) -> Result<(), StorageError> {
-    sqlx::query(
-        "INSERT INTO change_counters (scope, seq) VALUES ($1, 1) \
-         ON CONFLICT (scope) DO UPDATE SET seq = seq + 1; \
-         INSERT INTO changes (scope, note_id, seq, kind, changed_at) \
+    tx.prepare_cached(
+        "INSERT INTO change_counters (scope, seq) VALUES (?, 1) \
+         ON CONFLICT (scope) DO UPDATE SET seq = seq + 1",
+    )?
+    .execute([scope])?;
+    tx.prepare_cached(
+        "INSERT INTO changes (scope, note_id, seq, kind, changed_at) \
          VALUES ($1, $2, (SELECT seq FROM change_counters WHERE scope = $1), $3, $4) \
          ON CONFLICT (scope, note_id) DO UPDATE SET seq = excluded.seq, kind = excluded.kind, \
          changed_at = excluded.changed_at",
-    )
-    .bind(scope)
-    .bind(note_id)
-    .bind(kind.as_str())
-    .bind(at)
-    .execute(&mut *tx)
-    .await?;
+    )?
+    .execute(params![scope, note_id, kind.as_str(), at])?;
     Ok(())
 }
 

@@ -7,7 +7,7 @@
 //! writer at a time, so a sweep cannot run between a write's reference and its commit.
 
 use app::api::Note;
-use sqlx::SqliteConnection;
+use rusqlite::{Connection, params};
 
 use crate::storage::StorageError;
 use crate::storage::rows::files_of;
@@ -16,8 +16,8 @@ use crate::timestamp;
 /// Records that `note` (as just written) refers to the files its text names, and marks
 /// those already uploaded as seen now. A note may name a file not uploaded yet: its
 /// reference waits for it (no foreign key), and keeps it once it arrives.
-pub(super) async fn refer_to_files(
-    tx: &mut SqliteConnection,
+pub(super) fn refer_to_files(
+    tx: &Connection,
     scope: &str,
     note: &Note,
 ) -> Result<(), StorageError> {
@@ -27,49 +27,33 @@ pub(super) async fn refer_to_files(
     }
     let names = serde_json::to_string(&names).map_err(anyhow::Error::from)?;
     // `WHERE true`: an upsert after a SELECT needs it to parse.
-    sqlx::query(
+    tx.prepare_cached(
         "INSERT INTO file_refs (scope, sha256, note_id) \
          SELECT ?, value, ? FROM json_each(?) WHERE true ON CONFLICT DO NOTHING",
-    )
-    .bind(scope)
-    .bind(&note.id)
-    .bind(&names)
-    .execute(&mut *tx)
-    .await?;
-    sqlx::query(
+    )?
+    .execute(params![scope, note.id, names])?;
+    tx.prepare_cached(
         "UPDATE files SET last_seen_at = ? \
          WHERE scope = ? AND sha256 IN (SELECT value FROM json_each(?))",
-    )
-    .bind(timestamp::format(timestamp::now()))
-    .bind(scope)
-    .bind(&names)
-    .execute(&mut *tx)
-    .await?;
+    )?
+    .execute(params![timestamp::format(timestamp::now()), scope, names])?;
     Ok(())
 }
 
 /// Drops the references of a note deleted for good; the files that lost one are seen
 /// `at`, so each is kept for the grace period from now before it can be swept.
-pub(super) async fn forget_refs_of(
-    tx: &mut SqliteConnection,
+pub(super) fn forget_refs_of(
+    tx: &Connection,
     scope: &str,
     note_id: &str,
     at: &str,
 ) -> Result<(), StorageError> {
-    sqlx::query(
+    tx.prepare_cached(
         "UPDATE files SET last_seen_at = ? WHERE scope = ? AND sha256 IN \
          (SELECT sha256 FROM file_refs WHERE scope = ? AND note_id = ?)",
-    )
-    .bind(at)
-    .bind(scope)
-    .bind(scope)
-    .bind(note_id)
-    .execute(&mut *tx)
-    .await?;
-    sqlx::query("DELETE FROM file_refs WHERE scope = ? AND note_id = ?")
-        .bind(scope)
-        .bind(note_id)
-        .execute(&mut *tx)
-        .await?;
+    )?
+    .execute(params![at, scope, scope, note_id])?;
+    tx.prepare_cached("DELETE FROM file_refs WHERE scope = ? AND note_id = ?")?
+        .execute(params![scope, note_id])?;
     Ok(())
 }

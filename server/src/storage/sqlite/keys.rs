@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use sqlx::SqliteConnection;
+use rusqlite::{Connection, params};
 
 use super::SqliteStore;
 use super::note_writes::SqliteTx;
@@ -30,20 +30,21 @@ impl Backend for SqliteStore {
         let answer = self
             .writes
             .write(Box::new(move |connection| {
-                Box::pin(async move {
-                    // No read of the key first: the key is claimed by storing its answer
-                    // below, under the write lock. A key that holds an answer already
-                    // (another request finished first) makes that insert do nothing, and
-                    // this write is rolled back and told so; the pipeline replays the
-                    // answer that is there.
-                    let applied = work
-                        .run(&mut SqliteTx(&mut *connection), &ticket.scope, &ticket.key)
-                        .await?;
-                    if !store_answer(connection, &ticket, &applied.answer).await? {
-                        return Err(StorageError::KeyTaken);
-                    }
-                    Ok(applied.into_answer())
-                })
+                // No read of the key first: the key is claimed by storing its answer
+                // below, under the write lock. A key that holds an answer already
+                // (another request finished first) makes that insert do nothing, and
+                // this write is rolled back and told so; the pipeline replays the
+                // answer that is there. The work's storage calls are SQLite calls on
+                // this thread, ready at once: its future is run to its end here.
+                let applied = futures::executor::block_on(work.run(
+                    &mut SqliteTx(&mut *connection),
+                    &ticket.scope,
+                    &ticket.key,
+                ))?;
+                if !store_answer(connection, &ticket, &applied.answer)? {
+                    return Err(StorageError::KeyTaken);
+                }
+                Ok(applied.into_answer())
             }))
             .await;
         if answer.is_ok() {
@@ -56,27 +57,27 @@ impl Backend for SqliteStore {
 
 /// Keeps a write's answer with its key (in the write's transaction); false if the key
 /// holds an answer already.
-async fn store_answer(
-    connection: &mut SqliteConnection,
+fn store_answer(
+    connection: &Connection,
     ticket: &ClaimTicket,
     answer: &StoredAnswer,
 ) -> Result<bool, StorageError> {
-    let stored = sqlx::query(
-        "INSERT INTO idempotency_keys (scope, idempotency_key, request_fingerprint, \
-         response_status, response_headers, response_body, created_at, expires_at) \
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (scope, idempotency_key) DO NOTHING",
-    )
-    .bind(&ticket.scope)
-    .bind(ticket.key.as_str())
-    .bind(ticket.fingerprint.as_str())
-    .bind(i64::from(answer.status))
-    .bind(answer.headers_json())
-    .bind(&answer.body)
-    .bind(&ticket.created_at)
-    .bind(&ticket.expires_at)
-    .execute(connection)
-    .await?
-    .rows_affected();
+    let stored = connection
+        .prepare_cached(
+            "INSERT INTO idempotency_keys (scope, idempotency_key, request_fingerprint, \
+             response_status, response_headers, response_body, created_at, expires_at) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (scope, idempotency_key) DO NOTHING",
+        )?
+        .execute(params![
+            ticket.scope,
+            ticket.key.as_str(),
+            ticket.fingerprint.as_str(),
+            i64::from(answer.status),
+            answer.headers_json(),
+            answer.body,
+            ticket.created_at,
+            ticket.expires_at,
+        ])?;
     Ok(stored == 1)
 }
 

@@ -19,6 +19,7 @@ pub mod backup;
 mod changes;
 mod file_refs;
 mod files;
+mod handle;
 mod keys;
 mod limits;
 mod note_writes;

@@ -1,23 +1,26 @@
 //! The writes of notes on SQLite, inside a write's transaction: new notes, new states
 //! and the revisions that record them, deletes for good and their tombstones.
+//!
+//! They run on the write connection's own handle, in the writing task's batch
+//! ([`super::writer`]): each statement is a call into SQLite on that thread, prepared once
+//! per batch, not a trip to sqlx's worker thread and back.
 
 use app::api::{ChangeKind, Note, Revision, RevisionKind};
-use sqlx::SqliteConnection;
+use rusqlite::{Connection, OptionalExtension, params};
 
 use super::changes::record_change;
 use super::file_refs::{forget_refs_of, refer_to_files};
-use super::notes::note_by_id;
 use super::search::cjk_of;
 use crate::records::{Fingerprint, IdempotencyKey};
 use crate::storage::StorageError;
 use crate::storage::rows::{
-    NOTE_COLUMNS, NoteRow, PAST_WRITE, PastWriteRow, RevisionRow, kind_name, past_write_of,
-    tags_column, tags_of,
+    NOTE_COLUMNS, NoteRow, PAST_WRITE, RevisionRow, kind_name, past_write_of, tags_column, tags_of,
 };
 use crate::storage::{NewRevision, NoteWrites, PastWrite};
 
-/// The batch's write transaction, inside the savepoint of one write.
-pub struct SqliteTx<'c>(pub(super) &'c mut SqliteConnection);
+/// The batch's write transaction, inside the savepoint of one write (the write
+/// connection's handle, borrowed for the batch).
+pub struct SqliteTx<'c>(pub(super) &'c mut Connection);
 
 impl NoteWrites for SqliteTx<'_> {
     async fn insert_note(
@@ -27,21 +30,15 @@ impl NoteWrites for SqliteTx<'_> {
         fingerprint: &Fingerprint,
         note: &Note,
     ) -> Result<bool, StorageError> {
-        if !insert_note(&mut *self.0, scope, key, fingerprint, note).await? {
+        let tx = &*self.0;
+        if !insert_note(tx, scope, key, fingerprint, note)? {
             return Ok(false);
         }
-        insert_tags(self.0, scope, &note.id, &tags_of(note)).await?;
-        refer_to_files(self.0, scope, note).await?;
-        record_change(
-            self.0,
-            scope,
-            &note.id,
-            ChangeKind::Upsert,
-            &note.updated_at,
-        )
-        .await?;
+        insert_tags(tx, scope, &note.id, &tags_of(note))?;
+        refer_to_files(tx, scope, note)?;
+        record_change(tx, scope, &note.id, ChangeKind::Upsert, &note.updated_at)?;
         insert_revision(
-            self.0,
+            tx,
             scope,
             note,
             NewRevision {
@@ -50,8 +47,7 @@ impl NoteWrites for SqliteTx<'_> {
                 key,
                 fingerprint,
             },
-        )
-        .await?;
+        )?;
         Ok(true)
     }
 
@@ -60,26 +56,17 @@ impl NoteWrites for SqliteTx<'_> {
         scope: &str,
         key: &IdempotencyKey,
     ) -> Result<Option<(Note, Fingerprint)>, StorageError> {
-        #[derive(sqlx::FromRow)]
-        struct Row {
-            #[sqlx(flatten)]
-            note: NoteRow,
-            request_fingerprint: String,
-        }
-        let row: Option<Row> = sqlx::query_as(&format!(
-            "SELECT {NOTE_COLUMNS}, request_fingerprint FROM notes \
-             WHERE scope = ? AND idempotency_key = ?"
-        ))
-        .bind(scope)
-        .bind(key.as_str())
-        .fetch_optional(&mut *self.0)
-        .await?;
-        Ok(row.map(|r| {
-            (
-                r.note.into(),
-                Fingerprint::from_stored(r.request_fingerprint),
-            )
-        }))
+        let found = self
+            .0
+            .prepare_cached(&format!(
+                "SELECT {NOTE_COLUMNS}, request_fingerprint FROM notes \
+                 WHERE scope = ? AND idempotency_key = ?"
+            ))?
+            .query_row(params![scope, key.as_str()], |row| {
+                Ok((NoteRow::from_sqlite(row)?, row.get::<_, String>(11)?))
+            })
+            .optional()?;
+        Ok(found.map(|(note, by)| (note.into(), Fingerprint::from_stored(by))))
     }
 
     async fn past_write(
@@ -87,16 +74,18 @@ impl NoteWrites for SqliteTx<'_> {
         scope: &str,
         key: &IdempotencyKey,
     ) -> Result<Option<(PastWrite, Fingerprint)>, StorageError> {
-        let row: Option<PastWriteRow> = sqlx::query_as(PAST_WRITE)
-            .bind(scope)
-            .bind(key.as_str())
-            .fetch_optional(&mut *self.0)
-            .await?;
+        let row = self
+            .0
+            .prepare_cached(PAST_WRITE)?
+            .query_row(params![scope, key.as_str()], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+            })
+            .optional()?;
         row.map(past_write_of).transpose()
     }
 
     async fn note(&mut self, scope: &str, id: &str) -> Result<Option<Note>, StorageError> {
-        note_by_id(&mut *self.0, scope, id).await
+        note_by_id(self.0, scope, id)
     }
 
     async fn revision_at(
@@ -105,15 +94,14 @@ impl NoteWrites for SqliteTx<'_> {
         id: &str,
         version: i64,
     ) -> Result<Option<Revision>, StorageError> {
-        let row: Option<RevisionRow> = sqlx::query_as(
-            "SELECT version, title, body, created_at, kind FROM revisions \
-             WHERE scope = ? AND note_id = ? AND version = ?",
-        )
-        .bind(scope)
-        .bind(id)
-        .bind(version)
-        .fetch_optional(&mut *self.0)
-        .await?;
+        let row = self
+            .0
+            .prepare_cached(
+                "SELECT version, title, body, created_at, kind FROM revisions \
+                 WHERE scope = ? AND note_id = ? AND version = ?",
+            )?
+            .query_row(params![scope, id, version], RevisionRow::from_sqlite)
+            .optional()?;
         row.map(Revision::try_from).transpose()
     }
 
@@ -123,48 +111,37 @@ impl NoteWrites for SqliteTx<'_> {
         note: &Note,
         revision: NewRevision<'_>,
     ) -> Result<(), StorageError> {
+        let tx = &*self.0;
         let tags = tags_of(note);
-        sqlx::query(
+        tx.prepare_cached(
             "UPDATE notes SET title = ?, body = ?, cjk = ?, version = ?, updated_at = ?, \
              trashed_at = ?, pinned = ?, tags = ? WHERE scope = ? AND id = ?",
-        )
-        .bind(&note.title)
-        .bind(&note.body)
-        .bind(cjk_of(note))
-        .bind(note.version)
-        .bind(&note.updated_at)
-        .bind(&note.trashed_at)
-        .bind(note.pinned)
-        .bind(tags_column(&tags))
-        .bind(scope)
-        .bind(&note.id)
-        .execute(&mut *self.0)
-        .await?;
-        sqlx::query("DELETE FROM note_tags WHERE note_id = ?")
-            .bind(&note.id)
-            .execute(&mut *self.0)
-            .await?;
-        insert_tags(self.0, scope, &note.id, &tags).await?;
-        refer_to_files(self.0, scope, note).await?;
-        record_change(
-            self.0,
+        )?
+        .execute(params![
+            note.title,
+            note.body,
+            cjk_of(note),
+            note.version,
+            note.updated_at,
+            note.trashed_at,
+            note.pinned,
+            tags_column(&tags),
             scope,
-            &note.id,
-            ChangeKind::Upsert,
-            &note.updated_at,
-        )
-        .await?;
-        insert_revision(self.0, scope, note, revision).await
+            note.id,
+        ])?;
+        tx.prepare_cached("DELETE FROM note_tags WHERE note_id = ?")?
+            .execute([&note.id])?;
+        insert_tags(tx, scope, &note.id, &tags)?;
+        refer_to_files(tx, scope, note)?;
+        record_change(tx, scope, &note.id, ChangeKind::Upsert, &note.updated_at)?;
+        insert_revision(tx, scope, note, revision)
     }
 
     async fn is_purged(&mut self, scope: &str, id: &str) -> Result<bool, StorageError> {
-        let found: Option<i64> =
-            sqlx::query_scalar("SELECT 1 FROM tombstones WHERE scope = ? AND note_id = ?")
-                .bind(scope)
-                .bind(id)
-                .fetch_optional(&mut *self.0)
-                .await?;
-        Ok(found.is_some())
+        Ok(self
+            .0
+            .prepare_cached("SELECT 1 FROM tombstones WHERE scope = ? AND note_id = ?")?
+            .exists(params![scope, id])?)
     }
 
     async fn purge(
@@ -175,11 +152,11 @@ impl NoteWrites for SqliteTx<'_> {
         fingerprint: &Fingerprint,
         at: &str,
     ) -> Result<(), StorageError> {
-        purge_note(self.0, scope, id, Some(key), Some(fingerprint), at).await
+        purge_note(self.0, scope, id, Some(key), Some(fingerprint), at)
     }
 
     async fn tagged(&mut self, scope: &str, tag: &str) -> Result<Vec<Note>, StorageError> {
-        self.tagged_notes(scope, tag).await
+        self.tagged_notes(scope, tag)
     }
 
     async fn past_rename(
@@ -187,7 +164,7 @@ impl NoteWrites for SqliteTx<'_> {
         scope: &str,
         key: &IdempotencyKey,
     ) -> Result<Option<(i64, Fingerprint)>, StorageError> {
-        self.rename_record(scope, key).await
+        self.rename_record(scope, key)
     }
 
     async fn record_rename(
@@ -198,14 +175,25 @@ impl NoteWrites for SqliteTx<'_> {
         renamed: i64,
         at: &str,
     ) -> Result<(), StorageError> {
-        self.keep_rename(scope, key, fingerprint, renamed, at).await
+        self.keep_rename(scope, key, fingerprint, renamed, at)
     }
+}
+
+/// One note (in the trash or not), inside the write's transaction.
+fn note_by_id(tx: &Connection, scope: &str, id: &str) -> Result<Option<Note>, StorageError> {
+    let row = tx
+        .prepare_cached(&format!(
+            "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = ? AND id = ?"
+        ))?
+        .query_row(params![scope, id], NoteRow::from_sqlite)
+        .optional()?;
+    Ok(row.map(Note::from))
 }
 
 /// Deletes a note (its revisions and its references to files go with it) and leaves its
 /// tombstone.
-pub(super) async fn purge_note(
-    tx: &mut SqliteConnection,
+pub(super) fn purge_note(
+    tx: &Connection,
     scope: &str,
     id: &str,
     key: Option<&IdempotencyKey>,
@@ -213,118 +201,111 @@ pub(super) async fn purge_note(
     at: &str,
 ) -> Result<(), StorageError> {
     // Every key that wrote to the note, kept past the note (see `PastWrite::Deleted`).
-    sqlx::query(
+    tx.prepare_cached(
         "INSERT INTO purged_keys (scope, idempotency_key, note_id, kind, request_fingerprint, purged_at) \
          SELECT scope, idempotency_key, note_id, kind, request_fingerprint, ? FROM revisions \
          WHERE scope = ? AND note_id = ? ON CONFLICT (scope, idempotency_key) DO NOTHING",
-    )
-    .bind(at)
-    .bind(scope)
-    .bind(id)
-    .execute(&mut *tx)
-    .await?;
-    forget_refs_of(tx, scope, id, at).await?;
-    sqlx::query("DELETE FROM notes WHERE scope = ? AND id = ?")
-        .bind(scope)
-        .bind(id)
-        .execute(&mut *tx)
-        .await?;
-    sqlx::query(
+    )?
+    .execute(params![at, scope, id])?;
+    forget_refs_of(tx, scope, id, at)?;
+    tx.prepare_cached("DELETE FROM notes WHERE scope = ? AND id = ?")?
+        .execute(params![scope, id])?;
+    tx.prepare_cached(
         "INSERT INTO tombstones (scope, note_id, idempotency_key, request_fingerprint, purged_at) \
          VALUES (?, ?, ?, ?, ?) ON CONFLICT (scope, note_id) DO NOTHING",
-    )
-    .bind(scope)
-    .bind(id)
-    .bind(key.map(IdempotencyKey::as_str))
-    .bind(fingerprint.map(Fingerprint::as_str))
-    .bind(at)
-    .execute(&mut *tx)
-    .await?;
-    record_change(tx, scope, id, ChangeKind::Purge, at).await
+    )?
+    .execute(params![
+        scope,
+        id,
+        key.map(IdempotencyKey::as_str),
+        fingerprint.map(Fingerprint::as_str),
+        at,
+    ])?;
+    record_change(tx, scope, id, ChangeKind::Purge, at)
 }
 
-/// The rows that find a note by its tags.
-pub(super) async fn insert_tags(
-    tx: &mut SqliteConnection,
+/// The rows that find a note by its tags: one prepared insert run per tag (a call into
+/// SQLite each, on this thread).
+fn insert_tags(
+    tx: &Connection,
     scope: &str,
     note_id: &str,
     tags: &[String],
 ) -> Result<(), StorageError> {
-    // A statement per 300 tags, not one per tag (a note may hold thousands).
-    for chunk in tags.chunks(300) {
-        let rows = vec!["(?, ?, ?)"; chunk.len()].join(", ");
-        let sql = format!("INSERT INTO note_tags (scope, note_id, tag) VALUES {rows}");
-        let mut insert = sqlx::query(&sql);
-        for tag in chunk {
-            insert = insert.bind(scope).bind(note_id).bind(tag);
-        }
-        insert.execute(&mut *tx).await?;
+    if tags.is_empty() {
+        return Ok(());
+    }
+    let mut insert =
+        tx.prepare_cached("INSERT INTO note_tags (scope, note_id, tag) VALUES (?, ?, ?)")?;
+    for tag in tags {
+        insert.execute(params![scope, note_id, tag])?;
     }
     Ok(())
 }
 
-async fn insert_revision(
-    tx: &mut SqliteConnection,
+fn insert_revision(
+    tx: &Connection,
     scope: &str,
     note: &Note,
     revision: NewRevision<'_>,
 ) -> Result<(), StorageError> {
-    sqlx::query(
+    tx.prepare_cached(
         "INSERT INTO revisions (scope, note_id, version, kind, title, body, created_at, \
          idempotency_key, request_fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    )
-    .bind(scope)
-    .bind(&note.id)
-    .bind(revision.version)
-    .bind(kind_name(revision.kind))
-    .bind(&note.title)
-    .bind(&note.body)
-    .bind(&note.updated_at)
-    .bind(revision.key.as_str())
-    .bind(revision.fingerprint.as_str())
-    .execute(&mut *tx)
-    .await?;
+    )?
+    .execute(params![
+        scope,
+        note.id,
+        revision.version,
+        kind_name(revision.kind),
+        note.title,
+        note.body,
+        note.updated_at,
+        revision.key.as_str(),
+        revision.fingerprint.as_str(),
+    ])?;
     Ok(())
 }
 
+/// Inserts a note carrying its key (with `ON CONFLICT … DO NOTHING`: one per key).
+pub(super) const INSERT_NOTE: &str = "INSERT INTO notes (id, scope, idempotency_key, \
+     request_fingerprint, title, body, written_at, created_at, updated_at, version, \
+     trashed_at, conflict_of, cjk, pinned, tags) \
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
+     ON CONFLICT (scope, idempotency_key) DO NOTHING";
+
 /// Inserts a note carrying its key; false if the key already has its note.
-async fn insert_note<'e>(
-    executor: impl sqlx::SqliteExecutor<'e>,
+fn insert_note(
+    tx: &Connection,
     scope: &str,
     key: &IdempotencyKey,
     fingerprint: &Fingerprint,
     note: &Note,
 ) -> Result<bool, StorageError> {
-    let inserted = sqlx::query(
-        "INSERT INTO notes (id, scope, idempotency_key, request_fingerprint, title, body, \
-         written_at, created_at, updated_at, version, trashed_at, conflict_of, cjk, pinned, tags) \
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
-         ON CONFLICT (scope, idempotency_key) DO NOTHING",
-    )
-    .bind(&note.id)
-    .bind(scope)
-    .bind(key.as_str())
-    .bind(fingerprint.as_str())
-    .bind(&note.title)
-    .bind(&note.body)
-    .bind(&note.written_at)
-    .bind(&note.created_at)
-    .bind(&note.updated_at)
-    .bind(note.version)
-    .bind(&note.trashed_at)
-    .bind(&note.conflict_of)
-    .bind(cjk_of(note))
-    .bind(note.pinned)
-    .bind(tags_column(&tags_of(note)))
-    .execute(executor)
-    .await?
-    .rows_affected();
+    let inserted = tx.prepare_cached(INSERT_NOTE)?.execute(params![
+        note.id,
+        scope,
+        key.as_str(),
+        fingerprint.as_str(),
+        note.title,
+        note.body,
+        note.written_at,
+        note.created_at,
+        note.updated_at,
+        note.version,
+        note.trashed_at,
+        note.conflict_of,
+        cjk_of(note),
+        note.pinned,
+        tags_column(&tags_of(note)),
+    ])?;
     Ok(inserted == 1)
 }
 
 impl super::SqliteStore {
     /// The benchmark's baseline: the same note insert in autocommit mode, with no
-    /// idempotency at all (`--features bench-plain-insert` only).
+    /// idempotency at all, as an app on sqlx would write it: one statement through the
+    /// write pool (`--features bench-plain-insert` only).
     #[cfg(feature = "bench-plain-insert")]
     pub async fn plain_insert(
         &self,
@@ -333,6 +314,25 @@ impl super::SqliteStore {
         fingerprint: &Fingerprint,
         note: &Note,
     ) -> Result<bool, StorageError> {
-        insert_note(&self.writer, scope, key, fingerprint, note).await
+        let inserted = sqlx::query(INSERT_NOTE)
+            .bind(&note.id)
+            .bind(scope)
+            .bind(key.as_str())
+            .bind(fingerprint.as_str())
+            .bind(&note.title)
+            .bind(&note.body)
+            .bind(&note.written_at)
+            .bind(&note.created_at)
+            .bind(&note.updated_at)
+            .bind(note.version)
+            .bind(&note.trashed_at)
+            .bind(&note.conflict_of)
+            .bind(cjk_of(note))
+            .bind(note.pinned)
+            .bind(tags_column(&tags_of(note)))
+            .execute(&self.writer)
+            .await?
+            .rows_affected();
+        Ok(inserted == 1)
     }
 }

@@ -61,6 +61,10 @@ impl SqliteStore {
         fill_in_tags(&writer).await?;
         let reader = SqlitePoolOptions::new()
             .max_connections(READERS)
+            // No ping before each use (here and on the writer): a SQLite connection is a
+            // file handle in this process, which no network can break, and sqlx's ping
+            // is one more trip to the connection's worker thread.
+            .test_before_acquire(false)
             .acquire_timeout(Duration::from_secs(10))
             .connect_with(options.pragma("query_only", "ON"))
             .await
@@ -109,6 +113,7 @@ async fn connect_writer(
     loop {
         let attempt = SqlitePoolOptions::new()
             .max_connections(1)
+            .test_before_acquire(false)
             .acquire_timeout(key_wait)
             .connect_with(options.clone())
             .await;

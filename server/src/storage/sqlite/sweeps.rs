@@ -1,34 +1,67 @@
 //! The background sweeps on SQLite: the trash emptied; expired keys, tombstones,
 //! sessions, sign-in limits and files no note refers to deleted.
 
+use rusqlite::{Connection, params};
+
 use super::SqliteStore;
+use super::handle::lend;
 use super::note_writes::purge_note;
 use crate::storage::StorageError;
+
+/// Notes of the trash deleted for good in one transaction (small batches, so a write
+/// waiting behind one waits briefly).
+const TRASH_SWEEP_BATCH: u64 = 200;
+
+/// Deletes for good up to [`TRASH_SWEEP_BATCH`] notes moved to the trash before `cutoff`,
+/// in one transaction; how many.
+fn empty_some(connection: &Connection, cutoff: &str, now: &str) -> Result<u64, StorageError> {
+    connection.execute_batch("BEGIN IMMEDIATE")?;
+    let expired: Vec<(String, String)> = connection
+        .prepare_cached(
+            "SELECT scope, id FROM notes WHERE trashed_at IS NOT NULL AND trashed_at < ? LIMIT ?",
+        )?
+        .query_map(params![cutoff, TRASH_SWEEP_BATCH], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })?
+        .collect::<Result<_, _>>()?;
+    for (scope, id) in &expired {
+        purge_note(connection, scope, id, None, None, now)?;
+    }
+    connection.execute_batch("COMMIT")?;
+    Ok(expired.len() as u64)
+}
 
 /// Files a sweep deletes in one transaction (each takes its chunks with it: up to 25 MiB).
 const FILE_SWEEP_BATCH: i64 = 50;
 
 impl SqliteStore {
     pub async fn empty_trash_before(&self, cutoff: &str, now: &str) -> Result<u64, StorageError> {
-        let mut emptied = 0;
-        loop {
-            // Small batches, so a write waiting behind this one waits briefly.
-            let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
-            let expired: Vec<(String, String)> = sqlx::query_as(
-                "SELECT scope, id FROM notes WHERE trashed_at IS NOT NULL AND trashed_at < ? LIMIT 200",
-            )
-            .bind(cutoff)
-            .fetch_all(&mut *tx)
-            .await?;
-            for (scope, id) in &expired {
-                purge_note(&mut tx, scope, id, None, None, now).await?;
+        let (pool, runtime) = (self.writer.clone(), tokio::runtime::Handle::current());
+        let (cutoff, now) = (cutoff.to_owned(), now.to_owned());
+        // On the write connection's handle, as the writes of notes run (`purge_note`).
+        tokio::task::spawn_blocking(move || {
+            let mut emptied = 0;
+            loop {
+                let expired = lend(&runtime, &pool, |connection| {
+                    let emptied = empty_some(connection, &cutoff, &now);
+                    if emptied.is_err()
+                        && !connection.is_autocommit()
+                        && connection.execute_batch("ROLLBACK").is_err()
+                    {
+                        connection.discard();
+                    }
+                    emptied
+                })??;
+                emptied += expired;
+                if expired < TRASH_SWEEP_BATCH {
+                    return Ok(emptied);
+                }
             }
-            tx.commit().await?;
-            emptied += expired.len() as u64;
-            if expired.len() < 200 {
-                return Ok(emptied);
-            }
-        }
+        })
+        .await
+        .map_err(|panicked| {
+            StorageError::Other(anyhow::anyhow!("the trash sweep panicked: {panicked}"))
+        })?
     }
 
     pub async fn sweep_expired(&self, now: &str) -> Result<u64, StorageError> {

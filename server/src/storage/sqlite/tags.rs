@@ -2,6 +2,7 @@
 //! that carry one and the rename's own record.
 
 use app::api::{Note, TagCount};
+use rusqlite::{OptionalExtension, params};
 
 use super::SqliteStore;
 use super::note_writes::SqliteTx;
@@ -26,44 +27,47 @@ impl SqliteStore {
 }
 
 impl SqliteTx<'_> {
-    pub(super) async fn tagged_notes(
+    pub(super) fn tagged_notes(
         &mut self,
         scope: &str,
         tag: &str,
     ) -> Result<Vec<Note>, StorageError> {
         let nested = format!("{tag}/");
-        let rows: Vec<NoteRow> = sqlx::query_as(&format!(
+        let mut select = self.0.prepare_cached(&format!(
             "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = ? AND id IN \
              (SELECT note_id FROM note_tags WHERE scope = ? AND (tag = ? OR substr(tag, 1, ?) = ?)) \
              ORDER BY created_at, id"
-        ))
-        .bind(scope)
-        .bind(scope)
-        .bind(tag)
-        .bind(nested.chars().count() as i64)
-        .bind(&nested)
-        .fetch_all(&mut *self.0)
-        .await?;
-        Ok(rows.into_iter().map(Note::from).collect())
+        ))?;
+        let rows = select.query_map(
+            params![scope, scope, tag, nested.chars().count() as i64, nested],
+            NoteRow::from_sqlite,
+        )?;
+        let mut notes = Vec::new();
+        for row in rows {
+            notes.push(Note::from(row?));
+        }
+        Ok(notes)
     }
 
-    pub(super) async fn rename_record(
+    pub(super) fn rename_record(
         &mut self,
         scope: &str,
         key: &IdempotencyKey,
     ) -> Result<Option<(i64, Fingerprint)>, StorageError> {
-        let row: Option<(i64, String)> = sqlx::query_as(
-            "SELECT renamed, request_fingerprint FROM tag_renames \
-             WHERE scope = ? AND idempotency_key = ?",
-        )
-        .bind(scope)
-        .bind(key.as_str())
-        .fetch_optional(&mut *self.0)
-        .await?;
+        let row: Option<(i64, String)> = self
+            .0
+            .prepare_cached(
+                "SELECT renamed, request_fingerprint FROM tag_renames \
+                 WHERE scope = ? AND idempotency_key = ?",
+            )?
+            .query_row(params![scope, key.as_str()], |row| {
+                Ok((row.get(0)?, row.get(1)?))
+            })
+            .optional()?;
         Ok(row.map(|(n, f)| (n, Fingerprint::from_stored(f))))
     }
 
-    pub(super) async fn keep_rename(
+    pub(super) fn keep_rename(
         &mut self,
         scope: &str,
         key: &IdempotencyKey,
@@ -71,17 +75,18 @@ impl SqliteTx<'_> {
         renamed: i64,
         at: &str,
     ) -> Result<(), StorageError> {
-        sqlx::query(
-            "INSERT INTO tag_renames (scope, idempotency_key, request_fingerprint, renamed, \
-             created_at) VALUES (?, ?, ?, ?, ?)",
-        )
-        .bind(scope)
-        .bind(key.as_str())
-        .bind(fingerprint.as_str())
-        .bind(renamed)
-        .bind(at)
-        .execute(&mut *self.0)
-        .await?;
+        self.0
+            .prepare_cached(
+                "INSERT INTO tag_renames (scope, idempotency_key, request_fingerprint, renamed, \
+                 created_at) VALUES (?, ?, ?, ?, ?)",
+            )?
+            .execute(params![
+                scope,
+                key.as_str(),
+                fingerprint.as_str(),
+                renamed,
+                at
+            ])?;
         Ok(())
     }
 }

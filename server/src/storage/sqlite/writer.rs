@@ -1,17 +1,20 @@
-//! Group commit: one task writes, and the writes that arrive together share one commit.
+//! Group commit: one thread writes, and the writes that arrive together share one commit.
 //!
-//! Every idempotent write is a job sent to this task. The task takes the write
-//! connection, opens one `BEGIN IMMEDIATE` transaction, runs the first job in it (if that
-//! one fails, the transaction is rolled back: nothing else was in it), then every job
-//! that queued meanwhile (up to the batch size), each in its own savepoint — a job that
-//! fails rolls back to its savepoint alone — and commits once: one fsync
-//! (`synchronous=FULL`) for the whole batch. Only then is any job answered, so no
-//! answer ever goes out for a write that is not on disk, and a crash before the commit
-//! leaves none of the batch behind.
+//! Every idempotent write is a job sent to this thread. The thread takes the write
+//! connection's handle ([`handle::lend`]), opens one `BEGIN IMMEDIATE` transaction, runs
+//! the first job in it (if that one fails, the transaction is rolled back: nothing else
+//! was in it), then every job that queued meanwhile (up to the batch size), each in its
+//! own savepoint — a job that fails rolls back to its savepoint alone — and commits
+//! once: one fsync (`synchronous=FULL`) for the whole batch. Only then is any job
+//! answered, so no answer ever goes out for a write that is not on disk, and a crash
+//! before the commit leaves none of the batch behind.
+//!
+//! The jobs' statements are calls into SQLite on this thread, not trips to sqlx's worker
+//! thread: a batch costs one trip (the handle's lending) however many statements it runs.
 //!
 //! Nothing waits for company: a lone job is committed at once. A batch takes the jobs
 //! that queued while the previous commit ran, and those arriving while it runs its own,
-//! so under load the fsyncs are shared, and without load nothing changes. The task owns
+//! so under load the fsyncs are shared, and without load nothing changes. The thread owns
 //! the transaction, so a client that goes away mid-write cannot leave a batch open.
 //!
 //! Waits stay bounded as before: a job that waited longer than `key_wait` for its turn
@@ -25,19 +28,16 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use futures::FutureExt;
-use futures::future::BoxFuture;
-use sqlx::{Connection, SqliteConnection, SqlitePool};
+use rusqlite::Connection;
+use sqlx::SqlitePool;
 use tokio::sync::{mpsc, oneshot};
 
+use super::handle::{Lent, lend};
 use crate::records::Answer;
 use crate::storage::{DbFailure, StorageError};
 
-/// One write, run with the batch's connection inside its own savepoint.
-pub type WriteJob = Box<
-    dyn for<'c> FnOnce(&'c mut SqliteConnection) -> BoxFuture<'c, Result<Answer, StorageError>>
-        + Send,
->;
+/// One write, run on the batch's connection inside its own savepoint.
+pub type WriteJob = Box<dyn FnOnce(&mut Connection) -> Result<Answer, StorageError> + Send>;
 
 /// Where a job's answer goes.
 type Reply = oneshot::Sender<Result<Answer, StorageError>>;
@@ -52,8 +52,8 @@ struct Queued {
     since: Instant,
 }
 
-/// The way to the writing task. Cloned by every handle of the store; the task ends when
-/// the last one is dropped.
+/// The way to the writing thread. Cloned by every handle of the store; the thread ends
+/// when the last one is dropped.
 #[derive(Clone)]
 pub struct WriteQueue {
     jobs: mpsc::Sender<Queued>,
@@ -64,22 +64,27 @@ pub struct WriteQueue {
 const QUEUE_ROOM: usize = 4096;
 
 impl WriteQueue {
-    /// Starts the writing task on `pool` (the store's one write connection), committing
-    /// at most `batch` jobs at a time; a job waits at most `key_wait` for its turn.
+    /// Starts the writing thread on `pool` (the store's one write connection), committing
+    /// at most `batch` jobs at a time; a job waits at most `key_wait` for its turn. Called
+    /// inside the runtime, whose timers the pool's waits use.
     pub fn start(pool: SqlitePool, batch: usize, key_wait: Duration) -> Self {
         let (jobs, queued) = mpsc::channel(QUEUE_ROOM);
         let commits = Arc::new(AtomicU64::new(0));
         let writer = Writer {
             pool,
+            runtime: tokio::runtime::Handle::current(),
             batch: batch.max(1),
             key_wait,
             commits: commits.clone(),
         };
-        tokio::spawn(writer.run(queued));
+        std::thread::Builder::new()
+            .name("sqlite-writer".into())
+            .spawn(move || writer.run(queued))
+            .expect("could not start the SQLite writing thread");
         Self { jobs, commits }
     }
 
-    /// Whether the writing task still runs (it ends only with the last handle, or by a
+    /// Whether the writing thread still runs (it ends only with the last handle, or by a
     /// bug): `/healthz` is 503 without it.
     pub fn is_running(&self) -> bool {
         !self.jobs.is_closed()
@@ -113,19 +118,22 @@ fn stopped() -> StorageError {
     StorageError::Other(anyhow::anyhow!("the database writer has stopped"))
 }
 
-/// The writing task's settings.
+/// The writing thread's settings.
 struct Writer {
     pool: SqlitePool,
+    /// The runtime the pool's waits (its timeouts) run on.
+    runtime: tokio::runtime::Handle,
     batch: usize,
     key_wait: Duration,
     commits: Arc<AtomicU64>,
 }
 
 impl Writer {
-    async fn run(self, mut queued: mpsc::Receiver<Queued>) {
-        while let Some(first) = queued.recv().await {
-            if let Some(writes) = self.write_batch(&mut queued, first).await {
-                self.commits.fetch_add(1, Ordering::Relaxed);
+    fn run(self, mut queued: mpsc::Receiver<Queued>) {
+        // Inside the runtime's context, so that whatever a job calls finds it.
+        let _runtime = self.runtime.enter();
+        while let Some(first) = queued.blocking_recv() {
+            if let Some(writes) = self.write_batch(&mut queued, first) {
                 tracing::debug!(writes, "committed a batch of writes");
             }
         }
@@ -157,28 +165,37 @@ impl Writer {
         }
     }
 
-    /// One transaction: `first`, then whatever is queued, up to `batch` jobs; one commit.
-    /// Returns how many jobs the commit held (`None`: nothing was committed).
-    async fn write_batch(
+    /// One transaction on the write connection's handle: `first`, then whatever is
+    /// queued, up to `batch` jobs; one commit. Returns how many jobs the commit held
+    /// (`None`: nothing was committed).
+    fn write_batch(&self, queued: &mut mpsc::Receiver<Queued>, first: Queued) -> Option<usize> {
+        let mut first = Some(self.next_in_time(queued, Some(first))?);
+        let lent = lend(&self.runtime, &self.pool, |connection| {
+            let first = first.take().expect("the first job is taken once");
+            self.batch_on(connection, queued, first)
+        });
+        match lent {
+            Ok(written) => written,
+            Err(error) => {
+                // The connection (or its handle) could not be had within its bound.
+                if let Some(first) = first {
+                    refuse_all_queued(queued, first, error.into());
+                }
+                None
+            }
+        }
+    }
+
+    fn batch_on(
         &self,
+        connection: &mut Lent,
         queued: &mut mpsc::Receiver<Queued>,
         first: Queued,
     ) -> Option<usize> {
-        let first = self.next_in_time(queued, Some(first))?;
-        let mut connection = match self.pool.acquire().await {
-            Ok(connection) => connection,
-            Err(error) => {
-                refuse_all_queued(queued, first, error);
-                return None;
-            }
-        };
-        let mut tx = match connection.begin_with("BEGIN IMMEDIATE").await {
-            Ok(tx) => tx,
-            Err(error) => {
-                refuse_all_queued(queued, first, error);
-                return None;
-            }
-        };
+        if let Err(error) = execute(connection, "BEGIN IMMEDIATE") {
+            refuse_all_queued(queued, first, error.into());
+            return None;
+        }
         // Each job's reply with what it did: `Ok(Some(answer))` waits for the commit,
         // `Err` (rolled back to its savepoint) is final.
         let mut done: Vec<Ran> = Vec::new();
@@ -187,13 +204,13 @@ impl Writer {
         // what a savepoint would have, and the jobs behind it start a batch of their own.
         // A lone write costs no savepoint statements.
         let Queued { job, reply, .. } = first;
-        match run_guarded(&mut tx, job).await {
+        match run_guarded(connection, job) {
             Ok(answer) => done.push((reply, Ok(Some(answer)))),
             Err(failure) => {
                 // A rollback that fails leaves the connection's state unknown: it is not
-                // used again.
-                if tx.rollback().await.is_err() {
-                    connection.close_on_drop();
+                // used again. (A full disk has rolled the transaction back already.)
+                if !connection.is_autocommit() && execute(connection, "ROLLBACK").is_err() {
+                    connection.discard();
                 }
                 let _ = reply.send(Err(failure));
                 return None;
@@ -201,14 +218,14 @@ impl Writer {
         }
         let mut next = self.next_after(queued, done.len());
         while let Some(Queued { job, reply, .. }) = next {
-            match run_in_savepoint(&mut tx, job).await {
+            match run_in_savepoint(connection, job) {
                 Ok(outcome) => done.push((reply, outcome.map(Some))),
                 Err(failed) => {
                     // A savepoint could not be opened, released or rolled back: the batch
                     // is in an unknown state, so none of it is kept, and the connection
                     // (whose transaction state is unknown too) is not used again.
-                    drop(tx);
-                    connection.close_on_drop();
+                    let _ = execute(connection, "ROLLBACK");
+                    connection.discard();
                     done.push((reply, Ok(None)));
                     answer_all(done, Some(failed.into_batch_failure()));
                     return None;
@@ -217,9 +234,13 @@ impl Writer {
             next = self.next_after(queued, done.len());
         }
         let writes = done.len();
-        let committed = tx.commit().await;
-        if committed.is_err() {
-            connection.close_on_drop();
+        let committed = execute(connection, "COMMIT");
+        match committed {
+            // Counted before anyone is answered, so an answer implies the count.
+            Ok(()) => {
+                self.commits.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(_) => connection.discard(),
         }
         let ok = committed.is_ok();
         answer_all(done, committed.err().map(BatchFailure::from));
@@ -227,15 +248,21 @@ impl Writer {
     }
 }
 
+/// Runs one statement of the batch's own (prepared once per batch).
+fn execute(connection: &Connection, sql: &str) -> Result<(), rusqlite::Error> {
+    connection.prepare_cached(sql)?.execute([])?;
+    Ok(())
+}
+
 /// The write lock (or the connection) could not be had within its bound: `first` and
 /// every job queued behind it are answered with the reason now, rather than each waiting
 /// its own full bound in turn.
-fn refuse_all_queued(queued: &mut mpsc::Receiver<Queued>, first: Queued, error: sqlx::Error) {
+fn refuse_all_queued(queued: &mut mpsc::Receiver<Queued>, first: Queued, failure: BatchFailure) {
     let mut refused = vec![(first.reply, Ok(None))];
     while let Ok(job) = queued.try_recv() {
         refused.push((job.reply, Ok(None)));
     }
-    answer_all(refused, Some(error.into()));
+    answer_all(refused, Some(failure));
 }
 
 /// Why a batch was not committed, as every job of it is answered.
@@ -253,10 +280,19 @@ impl From<sqlx::Error> for BatchFailure {
     }
 }
 
+impl From<rusqlite::Error> for BatchFailure {
+    fn from(error: rusqlite::Error) -> Self {
+        Self {
+            class: DbFailure::of_rusqlite(&error),
+            message: error.to_string(),
+        }
+    }
+}
+
 /// A savepoint that could not be opened, released or rolled back, and what the job in it
 /// had failed with, if it had.
 struct SavepointFailed {
-    error: sqlx::Error,
+    error: rusqlite::Error,
     job_failure: Option<StorageError>,
 }
 
@@ -273,8 +309,8 @@ impl SavepointFailed {
     }
 }
 
-impl From<sqlx::Error> for SavepointFailed {
-    fn from(error: sqlx::Error) -> Self {
+impl From<rusqlite::Error> for SavepointFailed {
+    fn from(error: rusqlite::Error) -> Self {
         Self {
             error,
             job_failure: None,
@@ -284,40 +320,37 @@ impl From<sqlx::Error> for SavepointFailed {
 
 /// Runs a job inside a savepoint: released if the job succeeded, rolled back if it failed
 /// (or panicked). The outer `Err` is a failure of the savepoint itself.
-async fn run_in_savepoint(
-    tx: &mut SqliteConnection,
+fn run_in_savepoint(
+    connection: &mut Connection,
     job: WriteJob,
 ) -> Result<Result<Answer, StorageError>, SavepointFailed> {
-    let mut savepoint = tx.begin().await?;
-    match run_guarded(&mut savepoint, job).await {
+    execute(connection, "SAVEPOINT job")?;
+    match run_guarded(connection, job) {
         Ok(answer) => {
-            savepoint.commit().await?;
+            execute(connection, "RELEASE job")?;
             Ok(Ok(answer))
         }
-        Err(job_failure) => match savepoint.rollback().await {
-            Ok(()) => Ok(Err(job_failure)),
-            Err(error) => Err(SavepointFailed {
-                error,
-                job_failure: Some(job_failure),
-            }),
-        },
+        Err(job_failure) => {
+            let rolled_back = execute(connection, "ROLLBACK TO job")
+                .and_then(|()| execute(connection, "RELEASE job"));
+            match rolled_back {
+                Ok(()) => Ok(Err(job_failure)),
+                Err(error) => Err(SavepointFailed {
+                    error,
+                    job_failure: Some(job_failure),
+                }),
+            }
+        }
     }
 }
 
 /// Runs a job on `connection`; a panic anywhere in it is its failure.
-async fn run_guarded(
-    connection: &mut SqliteConnection,
-    job: WriteJob,
-) -> Result<Answer, StorageError> {
-    // The job is called inside the guarded future, so a panic anywhere in it is caught.
-    AssertUnwindSafe(async { job(connection).await })
-        .catch_unwind()
-        .await
-        .unwrap_or_else(|_| {
-            Err(StorageError::Other(anyhow::anyhow!(
-                "a write panicked; it was rolled back"
-            )))
-        })
+fn run_guarded(connection: &mut Connection, job: WriteJob) -> Result<Answer, StorageError> {
+    std::panic::catch_unwind(AssertUnwindSafe(|| job(connection))).unwrap_or_else(|_| {
+        Err(StorageError::Other(anyhow::anyhow!(
+            "a write panicked; it was rolled back"
+        )))
+    })
 }
 
 /// Sends every reply: each job's own answer, or — when the batch was not committed — the
@@ -347,231 +380,4 @@ fn answer_all(done: Vec<Ran>, failure: Option<BatchFailure>) {
 }
 
 #[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
-    use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
-
-    use super::*;
-    use crate::records::StoredAnswer;
-
-    async fn pool(dir: &tempfile::TempDir) -> SqlitePool {
-        let options = SqliteConnectOptions::new()
-            .filename(dir.path().join("writes.db"))
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal);
-        let pool = SqlitePoolOptions::new()
-            .max_connections(1)
-            .connect_with(options)
-            .await
-            .unwrap();
-        sqlx::query("CREATE TABLE t (n INTEGER NOT NULL)")
-            .execute(&pool)
-            .await
-            .unwrap();
-        pool
-    }
-
-    /// A job inserting `n`, then failing if `fail`.
-    fn insert(n: i64, fail: bool) -> WriteJob {
-        Box::new(move |connection| {
-            Box::pin(async move {
-                sqlx::query("INSERT INTO t (n) VALUES (?)")
-                    .bind(n)
-                    .execute(&mut *connection)
-                    .await?;
-                if fail {
-                    return Err(StorageError::Refused("refused".into()));
-                }
-                Ok(Answer {
-                    stored: StoredAnswer::from_stored(201, "[]", Vec::new()).unwrap(),
-                    replayed: false,
-                })
-            })
-        })
-    }
-
-    /// Sends an insert of each `(n, fail)` from a task of its own.
-    fn send_all(
-        queue: &WriteQueue,
-        inserts: impl IntoIterator<Item = (i64, bool)>,
-    ) -> Vec<tokio::task::JoinHandle<Result<Answer, StorageError>>> {
-        inserts
-            .into_iter()
-            .map(|(n, fail)| {
-                let queue = queue.clone();
-                tokio::spawn(async move { queue.write(insert(n, fail)).await })
-            })
-            .collect()
-    }
-
-    async fn rows(pool: &SqlitePool) -> Vec<i64> {
-        sqlx::query_scalar("SELECT n FROM t ORDER BY n")
-            .fetch_all(pool)
-            .await
-            .unwrap()
-    }
-
-    #[tokio::test]
-    async fn writes_queued_together_commit_together_and_a_failing_one_rolls_back_alone() {
-        let dir = tempfile::tempdir().unwrap();
-        let pool = pool(&dir).await;
-        let queue = WriteQueue::start(pool.clone(), 64, Duration::from_secs(5));
-        // Hold the write connection so the first job waits and the others queue behind it.
-        let held = pool.acquire().await.unwrap();
-        let writes = send_all(&queue, [(1, false), (2, true), (3, false), (4, false)]);
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        // Nothing is answered before the commit.
-        assert!(writes.iter().all(|w| !w.is_finished()));
-        drop(held);
-        let mut outcomes = Vec::new();
-        for write in writes {
-            outcomes.push(write.await.unwrap().is_ok());
-        }
-        assert_eq!(outcomes, [true, false, true, true]);
-        assert_eq!(rows(&pool).await, [1, 3, 4]);
-        assert_eq!(queue.commits(), 1, "the four writes shared one commit");
-    }
-
-    #[tokio::test]
-    async fn a_first_write_that_fails_is_rolled_back_and_the_writes_behind_it_still_commit() {
-        let dir = tempfile::tempdir().unwrap();
-        let pool = pool(&dir).await;
-        let queue = WriteQueue::start(pool.clone(), 64, Duration::from_secs(5));
-        let held = pool.acquire().await.unwrap();
-        // The failing write is first in the queue; the others queue behind it.
-        let first = send_all(&queue, [(1, true)]);
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        let rest = send_all(&queue, [(2, false), (3, false)]);
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        drop(held);
-        for write in first {
-            assert!(write.await.unwrap().is_err());
-        }
-        for write in rest {
-            write.await.unwrap().unwrap();
-        }
-        assert_eq!(
-            rows(&pool).await,
-            [2, 3],
-            "nothing of the failed write stays"
-        );
-        assert_eq!(queue.commits(), 1, "the two behind it shared one commit");
-    }
-
-    #[tokio::test]
-    async fn a_batch_is_never_larger_than_its_bound() {
-        let dir = tempfile::tempdir().unwrap();
-        let pool = pool(&dir).await;
-        let queue = WriteQueue::start(pool.clone(), 2, Duration::from_secs(5));
-        let held = pool.acquire().await.unwrap();
-        let writes = send_all(&queue, (1..=5).map(|n| (n, false)));
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        drop(held);
-        for write in writes {
-            write.await.unwrap().unwrap();
-        }
-        assert_eq!(rows(&pool).await, [1, 2, 3, 4, 5]);
-        assert_eq!(queue.commits(), 3, "batches of two at most: 2 + 2 + 1");
-    }
-
-    #[tokio::test]
-    async fn writes_that_waited_past_the_bound_are_answered_busy_without_running() {
-        let dir = tempfile::tempdir().unwrap();
-        let pool = pool(&dir).await;
-        let queue = WriteQueue::start(pool.clone(), 64, Duration::from_millis(100));
-        let held = pool.acquire().await.unwrap();
-        let writes = send_all(&queue, (1..=4).map(|n| (n, false)));
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        drop(held);
-        let mut busy = 0;
-        for write in writes {
-            match write.await.unwrap() {
-                Ok(_) => {}
-                Err(StorageError::Busy) => busy += 1,
-                Err(other) => panic!("unexpected {other:?}"),
-            }
-        }
-        // The job already taken when the wait began runs; the three behind it had waited
-        // past the bound and never ran.
-        assert_eq!(busy, 3);
-        assert_eq!(rows(&pool).await.len(), 1);
-    }
-
-    #[tokio::test]
-    async fn a_write_that_panics_is_rolled_back_and_the_writer_goes_on() {
-        let dir = tempfile::tempdir().unwrap();
-        let pool = pool(&dir).await;
-        let queue = WriteQueue::start(pool.clone(), 64, Duration::from_secs(5));
-        let panicking: WriteJob = Box::new(|connection| {
-            Box::pin(async move {
-                sqlx::query("INSERT INTO t (n) VALUES (9)")
-                    .execute(&mut *connection)
-                    .await?;
-                panic!("a bug in a write");
-            })
-        });
-        assert!(queue.write(panicking).await.is_err());
-        queue.write(insert(1, false)).await.unwrap();
-        assert_eq!(rows(&pool).await, [1]);
-    }
-
-    #[tokio::test]
-    async fn a_write_that_meets_a_full_database_is_answered_storage_full_and_nothing_of_it_stays() {
-        let dir = tempfile::tempdir().unwrap();
-        let pool = pool(&dir).await;
-        insert_directly(&pool, 1).await;
-        // The pool's one connection may not grow the file past its size now.
-        sqlx::query("PRAGMA max_page_count = 1")
-            .execute(&pool)
-            .await
-            .unwrap();
-        let queue = WriteQueue::start(pool.clone(), 64, Duration::from_secs(5));
-        let big: WriteJob = Box::new(|connection| {
-            Box::pin(async move {
-                sqlx::query("INSERT INTO t (n) VALUES (zeroblob(100000))")
-                    .execute(&mut *connection)
-                    .await?;
-                Ok(answer())
-            })
-        });
-        assert!(matches!(queue.write(big).await, Err(StorageError::Full)));
-        assert_eq!(rows(&pool).await, [1]);
-        // Room again (a new limit, or a new connection after the failed batch).
-        sqlx::query("PRAGMA max_page_count = 100000")
-            .execute(&pool)
-            .await
-            .unwrap();
-        queue.write(insert(2, false)).await.unwrap();
-        assert_eq!(rows(&pool).await, [1, 2]);
-    }
-
-    fn answer() -> Answer {
-        Answer {
-            stored: StoredAnswer::from_stored(201, "[]", Vec::new()).unwrap(),
-            replayed: false,
-        }
-    }
-
-    async fn insert_directly(pool: &SqlitePool, n: i64) {
-        sqlx::query("INSERT INTO t (n) VALUES (?)")
-            .bind(n)
-            .execute(pool)
-            .await
-            .unwrap();
-    }
-
-    #[tokio::test]
-    async fn a_lone_write_is_committed_without_waiting_for_company() {
-        let dir = tempfile::tempdir().unwrap();
-        let pool = pool(&dir).await;
-        let queue = WriteQueue::start(pool.clone(), 64, Duration::from_secs(5));
-        queue.write(insert(1, false)).await.unwrap();
-        // Answered means committed: another connection sees it.
-        let other = SqlitePoolOptions::new()
-            .connect_with(SqliteConnectOptions::new().filename(dir.path().join("writes.db")))
-            .await
-            .unwrap();
-        assert_eq!(rows(&other).await, [1]);
-    }
-}
+mod tests;

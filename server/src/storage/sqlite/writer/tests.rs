@@ -1,0 +1,210 @@
+use std::time::Duration;
+
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
+
+use super::*;
+use crate::records::StoredAnswer;
+
+async fn pool(dir: &tempfile::TempDir) -> SqlitePool {
+    let options = SqliteConnectOptions::new()
+        .filename(dir.path().join("writes.db"))
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal);
+    let pool = SqlitePoolOptions::new()
+        .max_connections(1)
+        .connect_with(options)
+        .await
+        .unwrap();
+    sqlx::query("CREATE TABLE t (n INTEGER NOT NULL)")
+        .execute(&pool)
+        .await
+        .unwrap();
+    pool
+}
+
+/// A job inserting `n`, then failing if `fail`.
+fn insert(n: i64, fail: bool) -> WriteJob {
+    Box::new(move |connection| {
+        connection.execute("INSERT INTO t (n) VALUES (?)", [n])?;
+        if fail {
+            return Err(StorageError::Refused("refused".into()));
+        }
+        Ok(answer())
+    })
+}
+
+/// Sends an insert of each `(n, fail)` from a task of its own.
+fn send_all(
+    queue: &WriteQueue,
+    inserts: impl IntoIterator<Item = (i64, bool)>,
+) -> Vec<tokio::task::JoinHandle<Result<Answer, StorageError>>> {
+    inserts
+        .into_iter()
+        .map(|(n, fail)| {
+            let queue = queue.clone();
+            tokio::spawn(async move { queue.write(insert(n, fail)).await })
+        })
+        .collect()
+}
+
+async fn rows(pool: &SqlitePool) -> Vec<i64> {
+    sqlx::query_scalar("SELECT n FROM t ORDER BY n")
+        .fetch_all(pool)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn writes_queued_together_commit_together_and_a_failing_one_rolls_back_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = pool(&dir).await;
+    let queue = WriteQueue::start(pool.clone(), 64, Duration::from_secs(5));
+    // Hold the write connection so the first job waits and the others queue behind it.
+    let held = pool.acquire().await.unwrap();
+    let writes = send_all(&queue, [(1, false), (2, true), (3, false), (4, false)]);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Nothing is answered before the commit.
+    assert!(writes.iter().all(|w| !w.is_finished()));
+    drop(held);
+    let mut outcomes = Vec::new();
+    for write in writes {
+        outcomes.push(write.await.unwrap().is_ok());
+    }
+    assert_eq!(outcomes, [true, false, true, true]);
+    assert_eq!(rows(&pool).await, [1, 3, 4]);
+    assert_eq!(queue.commits(), 1, "the four writes shared one commit");
+}
+
+#[tokio::test]
+async fn a_first_write_that_fails_is_rolled_back_and_the_writes_behind_it_still_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = pool(&dir).await;
+    let queue = WriteQueue::start(pool.clone(), 64, Duration::from_secs(5));
+    let held = pool.acquire().await.unwrap();
+    // The failing write is first in the queue; the others queue behind it.
+    let first = send_all(&queue, [(1, true)]);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let rest = send_all(&queue, [(2, false), (3, false)]);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    drop(held);
+    for write in first {
+        assert!(write.await.unwrap().is_err());
+    }
+    for write in rest {
+        write.await.unwrap().unwrap();
+    }
+    assert_eq!(
+        rows(&pool).await,
+        [2, 3],
+        "nothing of the failed write stays"
+    );
+    assert_eq!(queue.commits(), 1, "the two behind it shared one commit");
+}
+
+#[tokio::test]
+async fn a_batch_is_never_larger_than_its_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = pool(&dir).await;
+    let queue = WriteQueue::start(pool.clone(), 2, Duration::from_secs(5));
+    let held = pool.acquire().await.unwrap();
+    let writes = send_all(&queue, (1..=5).map(|n| (n, false)));
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    drop(held);
+    for write in writes {
+        write.await.unwrap().unwrap();
+    }
+    assert_eq!(rows(&pool).await, [1, 2, 3, 4, 5]);
+    assert_eq!(queue.commits(), 3, "batches of two at most: 2 + 2 + 1");
+}
+
+#[tokio::test]
+async fn writes_that_waited_past_the_bound_are_answered_busy_without_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = pool(&dir).await;
+    let queue = WriteQueue::start(pool.clone(), 64, Duration::from_millis(100));
+    let held = pool.acquire().await.unwrap();
+    let writes = send_all(&queue, (1..=4).map(|n| (n, false)));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    drop(held);
+    let mut busy = 0;
+    for write in writes {
+        match write.await.unwrap() {
+            Ok(_) => {}
+            Err(StorageError::Busy) => busy += 1,
+            Err(other) => panic!("unexpected {other:?}"),
+        }
+    }
+    // The job already taken when the wait began runs; the three behind it had waited
+    // past the bound and never ran.
+    assert_eq!(busy, 3);
+    assert_eq!(rows(&pool).await.len(), 1);
+}
+
+#[tokio::test]
+async fn a_write_that_panics_is_rolled_back_and_the_writer_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = pool(&dir).await;
+    let queue = WriteQueue::start(pool.clone(), 64, Duration::from_secs(5));
+    let panicking: WriteJob = Box::new(|connection| {
+        connection.execute("INSERT INTO t (n) VALUES (9)", [])?;
+        panic!("a bug in a write");
+    });
+    assert!(queue.write(panicking).await.is_err());
+    queue.write(insert(1, false)).await.unwrap();
+    assert_eq!(rows(&pool).await, [1]);
+}
+
+#[tokio::test]
+async fn a_write_that_meets_a_full_database_is_answered_storage_full_and_nothing_of_it_stays() {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = pool(&dir).await;
+    insert_directly(&pool, 1).await;
+    // The pool's one connection may not grow the file past its size now.
+    sqlx::query("PRAGMA max_page_count = 1")
+        .execute(&pool)
+        .await
+        .unwrap();
+    let queue = WriteQueue::start(pool.clone(), 64, Duration::from_secs(5));
+    let big: WriteJob = Box::new(|connection| {
+        connection.execute("INSERT INTO t (n) VALUES (zeroblob(100000))", [])?;
+        Ok(answer())
+    });
+    assert!(matches!(queue.write(big).await, Err(StorageError::Full)));
+    assert_eq!(rows(&pool).await, [1]);
+    // Room again (a new limit, or a new connection after the failed batch).
+    sqlx::query("PRAGMA max_page_count = 100000")
+        .execute(&pool)
+        .await
+        .unwrap();
+    queue.write(insert(2, false)).await.unwrap();
+    assert_eq!(rows(&pool).await, [1, 2]);
+}
+
+fn answer() -> Answer {
+    Answer {
+        stored: StoredAnswer::from_stored(201, "[]", Vec::new()).unwrap(),
+        replayed: false,
+    }
+}
+
+async fn insert_directly(pool: &SqlitePool, n: i64) {
+    sqlx::query("INSERT INTO t (n) VALUES (?)")
+        .bind(n)
+        .execute(pool)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_lone_write_is_committed_without_waiting_for_company() {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = pool(&dir).await;
+    let queue = WriteQueue::start(pool.clone(), 64, Duration::from_secs(5));
+    queue.write(insert(1, false)).await.unwrap();
+    // Answered means committed: another connection sees it.
+    let other = SqlitePoolOptions::new()
+        .connect_with(SqliteConnectOptions::new().filename(dir.path().join("writes.db")))
+        .await
+        .unwrap();
+    assert_eq!(rows(&other).await, [1]);
+}
