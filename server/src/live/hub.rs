@@ -8,6 +8,8 @@ use std::time::Duration;
 
 use tokio::sync::{broadcast, watch};
 
+use super::shared_read::SharedReads;
+
 use crate::storage::Store;
 use crate::storage::feed::Moved;
 
@@ -32,6 +34,8 @@ struct Person {
     /// Bumped when a session of theirs ended: their streams check theirs.
     sessions: watch::Sender<u64>,
     streams: usize,
+    /// The last read of their feed, shared by their streams.
+    reads: Arc<SharedReads>,
     /// The person's latest seq as the backstop poll last read it.
     head: Option<i64>,
 }
@@ -56,6 +60,8 @@ pub struct Place {
     pub sessions: watch::Receiver<u64>,
     /// Turns true when the server shuts down.
     pub closing: watch::Receiver<bool>,
+    /// The read of the person's feed their streams share.
+    pub reads: Arc<SharedReads>,
 }
 
 impl Drop for Place {
@@ -98,6 +104,7 @@ impl Hub {
                 wake: watch::channel(0).0,
                 sessions: watch::channel(0).0,
                 streams: 0,
+                reads: Arc::default(),
                 head: None,
             });
         if person.streams >= self.per_person {
@@ -106,6 +113,7 @@ impl Hub {
         person.streams += 1;
         let woken = person.wake.subscribe();
         let sessions = person.sessions.subscribe();
+        let reads = Arc::clone(&person.reads);
         state.open += 1;
         Ok(Place {
             hub: Arc::clone(self),
@@ -113,6 +121,7 @@ impl Hub {
             woken,
             sessions,
             closing: self.closing.subscribe(),
+            reads,
         })
     }
 

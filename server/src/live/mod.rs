@@ -6,11 +6,13 @@
 //! person and per process) and wakes a person's streams when storage signals that their
 //! feed may have moved — after a commit on SQLite, a `NOTIFY` heard on PostgreSQL, or the
 //! slow poll that backs both up; each stream then reads the feed again from its own
-//! cursor ([`stream`]), so a signal carries nothing that could be lost.
+//! cursor ([`stream`]), so a signal carries nothing that could be lost; the streams of one
+//! person at one cursor share that read ([`shared_read`]).
 
 pub mod hub;
 mod page;
 pub mod routes;
+mod shared_read;
 mod stream;
 
 pub use hub::Hub;

@@ -1,5 +1,6 @@
 //! One live stream: it reads the person's feed from its own cursor whenever their feed may
-//! have moved, and sends each change once, in order. A read is one statement for the
+//! have moved (a read the person's other streams at that cursor share: `shared_read`), and
+//! sends each change once, in order. A read is one statement for the
 //! events alone (seq, note, kind, version: no note is read), so a stream woken by every
 //! write of its person costs that person's writes little. Between reads it holds only its
 //! cursor and a page at most; a client that reads slowly is simply not sent more (the body
@@ -103,12 +104,25 @@ impl Running {
                 return None;
             }
             if self.must_read {
-                let f = &mut self.follow;
-                match read_events(&f.store, &f.scope, f.cursor, PAGE).await {
+                let Follow {
+                    store,
+                    scope,
+                    cursor,
+                    place,
+                    ..
+                } = &mut self.follow;
+                let since = *cursor;
+                let read = place
+                    .reads
+                    .events_after(since, &mut place.woken, || {
+                        read_events(store, scope, since, PAGE)
+                    })
+                    .await;
+                match read.as_deref() {
                     Ok((events, next, more)) => {
                         self.pending.extend(events.iter().map(change_event));
-                        f.cursor = next;
-                        self.must_read = more;
+                        *cursor = *next;
+                        self.must_read = *more;
                         self.db_wait = DB_RETRY;
                         if !self.pending.is_empty() {
                             continue;

@@ -34,9 +34,8 @@ impl Backend for SqliteStore {
                 // below, under the write lock. A key that holds an answer already
                 // (another request finished first) makes that insert do nothing, and
                 // this write is rolled back and told so; the pipeline replays the
-                // answer that is there. The work's storage calls are SQLite calls on
-                // this thread, ready at once: its future is run to its end here.
-                let applied = futures::executor::block_on(work.run(
+                // answer that is there.
+                let applied = ready_now(work.run(
                     &mut SqliteTx(&mut *connection),
                     &ticket.scope,
                     &ticket.key,
@@ -53,6 +52,19 @@ impl Backend for SqliteStore {
         }
         answer
     }
+}
+
+/// The outcome of a write's work, which must be ready at once: its storage calls are
+/// SQLite calls on the writing thread. Work that waits for anything else would hold the
+/// write lock — every writer of the database — for as long as it waits; it fails instead.
+fn ready_now<T>(
+    work: impl std::future::Future<Output = Result<T, StorageError>>,
+) -> Result<T, StorageError> {
+    futures::FutureExt::now_or_never(work).unwrap_or_else(|| {
+        Err(StorageError::Other(anyhow::anyhow!(
+            "a write waited for something besides SQLite inside the write lock; it was rolled back"
+        )))
+    })
 }
 
 /// Keeps a write's answer with its key (in the write's transaction); false if the key
@@ -101,4 +113,16 @@ async fn saved_answer<'e>(
         })
     })
     .transpose()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn work_that_would_wait_inside_the_write_lock_fails_instead_of_holding_it() {
+        let waits = ready_now(futures::future::pending::<Result<(), StorageError>>());
+        assert!(matches!(waits, Err(StorageError::Other(_))));
+        assert_eq!(ready_now(async { Ok::<_, StorageError>(7) }).unwrap(), 7);
+    }
 }

@@ -1,7 +1,7 @@
 //! The writes of notes on SQLite, inside a write's transaction: new notes, new states
 //! and the revisions that record them, deletes for good and their tombstones.
 //!
-//! They run on the write connection's own handle, in the writing task's batch
+//! They run on the write connection's own handle, in the writing thread's batch
 //! ([`super::writer`]): each statement is a call into SQLite on that thread, prepared once
 //! per batch, not a trip to sqlx's worker thread and back.
 
@@ -10,6 +10,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::changes::record_change;
 use super::file_refs::{forget_refs_of, refer_to_files};
+use super::handle::Lent;
 use super::search::cjk_of;
 use crate::records::{Fingerprint, IdempotencyKey};
 use crate::storage::StorageError;
@@ -20,7 +21,7 @@ use crate::storage::{NewRevision, NoteWrites, PastWrite};
 
 /// The batch's write transaction, inside the savepoint of one write (the write
 /// connection's handle, borrowed for the batch).
-pub struct SqliteTx<'c>(pub(super) &'c mut Connection);
+pub struct SqliteTx<'c>(pub(super) &'c mut Lent);
 
 impl NoteWrites for SqliteTx<'_> {
     async fn insert_note(

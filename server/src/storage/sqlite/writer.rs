@@ -37,7 +37,7 @@ use crate::records::Answer;
 use crate::storage::{DbFailure, StorageError};
 
 /// One write, run on the batch's connection inside its own savepoint.
-pub type WriteJob = Box<dyn FnOnce(&mut Connection) -> Result<Answer, StorageError> + Send>;
+pub type WriteJob = Box<dyn FnOnce(&mut Lent) -> Result<Answer, StorageError> + Send>;
 
 /// Where a job's answer goes.
 type Reply = oneshot::Sender<Result<Answer, StorageError>>;
@@ -321,7 +321,7 @@ impl From<rusqlite::Error> for SavepointFailed {
 /// Runs a job inside a savepoint: released if the job succeeded, rolled back if it failed
 /// (or panicked). The outer `Err` is a failure of the savepoint itself.
 fn run_in_savepoint(
-    connection: &mut Connection,
+    connection: &mut Lent,
     job: WriteJob,
 ) -> Result<Result<Answer, StorageError>, SavepointFailed> {
     execute(connection, "SAVEPOINT job")?;
@@ -345,7 +345,7 @@ fn run_in_savepoint(
 }
 
 /// Runs a job on `connection`; a panic anywhere in it is its failure.
-fn run_guarded(connection: &mut Connection, job: WriteJob) -> Result<Answer, StorageError> {
+fn run_guarded(connection: &mut Lent, job: WriteJob) -> Result<Answer, StorageError> {
     std::panic::catch_unwind(AssertUnwindSafe(|| job(connection))).unwrap_or_else(|_| {
         Err(StorageError::Other(anyhow::anyhow!(
             "a write panicked; it was rolled back"
