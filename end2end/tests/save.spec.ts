@@ -103,7 +103,8 @@ test("a save made while the server is unreachable survives a reload and is sent 
   const [stored] = await notes.storedIntents();
   expect(stored.title).toBe(title);
   const key = stored.key;
-  expect(requests.keys()[0]).toBe(key);
+  // The intent is stored (and shown unsaved) before its first attempt leaves: wait for it.
+  await expect.poll(() => requests.keys()[0]).toBe(key);
 
   await notes.reload();
   await expect(notes.unsavedTitled(title)).toContainText("not yet saved");
