@@ -121,7 +121,7 @@ async function lighthouseRun(preset, path) {
       },
       preset === "desktop" ? desktopConfig : undefined,
     );
-    const { categories, audits, runtimeError } = result.lhr;
+    const { categories, audits, runtimeError, environment } = result.lhr;
     const score = (name) => Math.round((categories[name]?.score ?? 0) * 100);
     const failed = Object.values(audits)
       .filter((a) => a.score !== null && a.score < 1 && a.scoreDisplayMode === "binary")
@@ -138,6 +138,9 @@ async function lighthouseRun(preset, path) {
       total_bytes: audits["total-byte-weight"]?.numericValue,
       failed_audits: failed,
       runtime_error: runtimeError?.code ?? null,
+      // Lighthouse's own measure of this host's CPU speed at the time of the run: scores
+      // from runs on hosts of different speed are not comparable.
+      benchmark_index: environment?.benchmarkIndex ?? null,
     };
   } finally {
     await chrome.kill();

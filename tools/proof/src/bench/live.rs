@@ -10,7 +10,7 @@ use serde::Serialize;
 use tokio::sync::mpsc;
 
 use super::people::{people, sqlite_database, start_server};
-use super::writes::{Cell, note_body, throughput};
+use super::writes::{Cell, note_body, throughput, with_cpu};
 use crate::stats::{ms, percentile};
 
 /// The figures of live updates.
@@ -32,6 +32,10 @@ pub struct LiveFigures {
     /// then with 1,000 open (two for each writing person, the rest other people's).
     pub creates_without_streams_per_second: f64,
     pub creates_with_streams_per_second: f64,
+    /// The server's CPU time per create in each (µs): its own share of the tax, apart
+    /// from the benchmark's reading of the events on the same cores.
+    pub server_cpu_us_per_create_without_streams: Option<f64>,
+    pub server_cpu_us_per_create_with_streams: Option<f64>,
 }
 
 impl LiveFigures {
@@ -237,6 +241,8 @@ pub async fn at_scale(binary: &Path, dir: &Path) -> anyhow::Result<LiveFigures> 
         idle_rss_with_streams_kib: with_streams,
         creates_without_streams_per_second: creates_without_streams.per_second,
         creates_with_streams_per_second: creates_with_streams.per_second,
+        server_cpu_us_per_create_without_streams: creates_without_streams.server_cpu_us,
+        server_cpu_us_per_create_with_streams: creates_with_streams.server_cpu_us,
     };
     println!(
         "live: write → event p50 {:.1} ms, p99 {:.1} ms with {} streams open (the write's own answer p50 {:.1} ms)",
@@ -251,14 +257,17 @@ pub async fn at_scale(binary: &Path, dir: &Path) -> anyhow::Result<LiveFigures> 
         figures.kib_per_idle_stream(),
         figures.memory_kib_for_idle_streams() as f64 / 1024.0
     );
+    let cpu = |us: Option<f64>| us.map_or("?".to_owned(), |us| format!("{us:.0}"));
     println!(
-        "live: creates at 16 clients {:.0}/s with no stream open, {:.0}/s with 1,000 open = {:.2}×",
+        "live: creates at 16 clients {:.0}/s with no stream open, {:.0}/s with 1,000 open = {:.2}× (server CPU per create {} → {} µs)",
         figures.creates_without_streams_per_second,
         figures.creates_with_streams_per_second,
         figures.creates_with_streams_per_second
             / figures
                 .creates_without_streams_per_second
-                .max(f64::MIN_POSITIVE)
+                .max(f64::MIN_POSITIVE),
+        cpu(figures.server_cpu_us_per_create_without_streams),
+        cpu(figures.server_cpu_us_per_create_with_streams)
     );
     Ok(figures)
 }
@@ -278,10 +287,11 @@ async fn creates_beside_streams(
     let base = server.base_url();
     let writers = people(client, &base, 16).await?;
     let others = people(client, &base, 44).await?;
-    let without = throughput(&writers, &base, "idempotent", 16, SECONDS).await?;
+    let pid = server.pid();
+    let without = with_cpu(pid, throughput(&writers, &base, "idempotent", 16, SECONDS)).await?;
     let mut streams = open_streams(&writers, &base, 2, None).await?;
     streams.extend(open_streams(&others, &base, 22, None).await?);
-    let with = throughput(&writers, &base, "idempotent", 16, SECONDS).await?;
+    let with = with_cpu(pid, throughput(&writers, &base, "idempotent", 16, SECONDS)).await?;
     for stream in streams {
         stream.abort();
     }

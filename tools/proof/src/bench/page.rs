@@ -40,7 +40,7 @@ fn lighthouse_summary(runs: &serde_json::Value) -> String {
             runs.iter()
                 .map(|r| {
                     format!(
-                        "{} {}: performance {} accessibility {} best practices {} (LCP {:.0} ms, TBT {:.0} ms, CLS {:.3}, {:.0} KB)",
+                        "{} {}: performance {} accessibility {} best practices {} (LCP {:.0} ms, TBT {:.0} ms, CLS {:.3}, {:.0} KB; host CPU index {})",
                         r["page"].as_str().unwrap_or("/"),
                         r["preset"].as_str().unwrap_or("?"),
                         r["performance"],
@@ -49,7 +49,8 @@ fn lighthouse_summary(runs: &serde_json::Value) -> String {
                         r["lcp_ms"].as_f64().unwrap_or(f64::NAN),
                         r["tbt_ms"].as_f64().unwrap_or(f64::NAN),
                         r["cls"].as_f64().unwrap_or(f64::NAN),
-                        r["total_bytes"].as_f64().unwrap_or(f64::NAN) / 1000.0
+                        r["total_bytes"].as_f64().unwrap_or(f64::NAN) / 1000.0,
+                        r["benchmark_index"].as_f64().map_or("?".to_owned(), |i| format!("{i:.0}"))
                     )
                 })
                 .collect::<Vec<_>>()

@@ -269,8 +269,18 @@ impl Report {
             / live
                 .creates_without_streams_per_second
                 .max(f64::MIN_POSITIVE);
+        let server_cpu = match (
+            live.server_cpu_us_per_create_without_streams,
+            live.server_cpu_us_per_create_with_streams,
+        ) {
+            (Some(without), Some(with)) => format!(
+                "; the server's CPU per create {without:.0} → {with:.0} µs = {:.2}×",
+                with / without.max(f64::MIN_POSITIVE)
+            ),
+            _ => String::new(),
+        };
         println!(
-            "live: creates at 16 clients with 1,000 streams open / none: {feed_tax:.2}× (target ≥ 0.95×: {})",
+            "live: creates at 16 clients with 1,000 streams open / none: {feed_tax:.2}× (target ≥ 0.95×: {}){server_cpu}",
             verdict(feed_tax >= 0.95)
         );
         println!(
