@@ -63,6 +63,9 @@ struct Running {
     /// Whether the feed may hold changes past the cursor (at the start, after a wake-up,
     /// while pages follow).
     must_read: bool,
+    /// Whether that read is a wake-up's (paced: `shared_read::READ_GAP`), not the first
+    /// or a page that follows a full one.
+    woken: bool,
     /// How long to wait before reading again after the database failed.
     db_wait: Duration,
     /// When the session is checked next, if nothing asks sooner.
@@ -86,6 +89,7 @@ pub fn events(follow: Follow) -> impl Stream<Item = Result<Event, Infallible>> {
         done: false,
         ends_at: Instant::now() + LIFETIME,
         must_read: true,
+        woken: false,
         db_wait: DB_RETRY,
         check_at: Instant::now() + SESSION_CHECK,
     };
@@ -114,7 +118,7 @@ impl Running {
                 let since = *cursor;
                 let read = place
                     .reads
-                    .events_after(since, &mut place.woken, || {
+                    .events_after(since, &mut place.woken, self.woken, || {
                         read_events(store, scope, since, PAGE)
                     })
                     .await;
@@ -123,6 +127,7 @@ impl Running {
                         self.pending.extend(events.iter().map(change_event));
                         *cursor = *next;
                         self.must_read = *more;
+                        self.woken = false;
                         self.db_wait = DB_RETRY;
                         if !self.pending.is_empty() {
                             continue;
@@ -155,6 +160,7 @@ impl Running {
             let check = tokio::select! {
                 _ = place.woken.changed() => {
                     self.must_read = true;
+                    self.woken = true;
                     false
                 }
                 _ = place.sessions.changed() => true,

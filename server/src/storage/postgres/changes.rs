@@ -46,50 +46,81 @@ impl PendingChange {
     }
 }
 
-/// Leaves each note's newest change under its person's next seqs: one counter bump per
-/// person, their people in a fixed order (so two transactions touching several people —
-/// the sweeps of two replicas — cannot deadlock over counters). Updating the counter row
-/// locks it until this transaction ends, so a second writer of the same person takes its
-/// seqs only after this one committed: seqs become visible in order, with no gap filled
-/// in later. Called last in the transaction, so the lock is held for the commit alone.
+/// The newest change of each of one person's notes (a note written twice in one
+/// transaction folds into its last write), as the columns [`RECORD_CHANGES`] binds.
+pub(super) struct PersonChanges<'a> {
+    pub scope: &'a str,
+    n: i64,
+    ids: Vec<&'a str>,
+    kinds: Vec<&'a str>,
+    ats: Vec<&'a str>,
+}
+
+impl<'a> PersonChanges<'a> {
+    /// Binds the person's changes as `$1`–`$5` of a statement that starts with
+    /// [`RECORD_CHANGES`].
+    pub fn bind<'q>(
+        &'q self,
+        query: sqlx::query::Query<'q, Postgres, sqlx::postgres::PgArguments>,
+    ) -> sqlx::query::Query<'q, Postgres, sqlx::postgres::PgArguments> {
+        query
+            .bind(self.scope)
+            .bind(self.n)
+            .bind(&self.ids)
+            .bind(&self.kinds)
+            .bind(&self.ats)
+    }
+}
+
+/// `changes` by person, their people in a fixed order (so two transactions touching
+/// several people — the sweeps of two replicas — cannot deadlock over counters).
+pub(super) fn by_person(changes: &[PendingChange]) -> Vec<PersonChanges<'_>> {
+    let mut people: BTreeMap<&str, Vec<&PendingChange>> = BTreeMap::new();
+    for change in changes {
+        let notes = people.entry(&change.scope).or_default();
+        notes.retain(|c| c.note_id != change.note_id);
+        notes.push(change);
+    }
+    people
+        .into_iter()
+        .map(|(scope, notes)| PersonChanges {
+            scope,
+            n: i64::try_from(notes.len()).unwrap_or(i64::MAX),
+            ids: notes.iter().map(|c| c.note_id.as_str()).collect(),
+            kinds: notes.iter().map(|c| c.kind.as_str()).collect(),
+            ats: notes.iter().map(|c| c.at.as_str()).collect(),
+        })
+        .collect()
+}
+
+/// One person's counter bumped by `n` (`$2`) and their changes left under the seqs it
+/// gave (the k-th change, from 1, takes the new seq - n + k), as the start of one
+/// statement: what follows it runs in the same trip (the answer's store, `keys`).
+/// Updating the counter row locks it until the transaction ends, so a second writer of
+/// the same person takes its seqs only after this one committed: seqs become visible in
+/// order, with no gap filled in later. Run last in a transaction, so the lock is held for
+/// the commit alone.
+pub(super) const RECORD_CHANGES: &str = "WITH counter AS ( \
+         INSERT INTO change_counters (scope, seq) VALUES ($1, $2) \
+         ON CONFLICT (scope) DO UPDATE SET seq = change_counters.seq + $2 \
+         RETURNING seq), \
+     recorded AS ( \
+         INSERT INTO changes (scope, note_id, seq, kind, changed_at) \
+         SELECT $1, c.note_id, counter.seq - $2 + c.k, c.kind, c.changed_at \
+         FROM counter, UNNEST($3::text[], $4::text[], $5::text[]) WITH ORDINALITY \
+           AS c(note_id, kind, changed_at, k) \
+         ON CONFLICT (scope, note_id) DO UPDATE SET seq = excluded.seq, \
+           kind = excluded.kind, changed_at = excluded.changed_at) ";
+
+/// Leaves each note's newest change under its person's next seqs: one statement per
+/// person ([`RECORD_CHANGES`]), their people in a fixed order.
 pub(super) async fn record_changes(
     tx: &mut Transaction<'static, Postgres>,
     changes: &[PendingChange],
 ) -> Result<(), StorageError> {
-    // The newest change of each note, by person (a note written twice in one
-    // transaction folds into its last write).
-    let mut by_person: BTreeMap<&str, Vec<&PendingChange>> = BTreeMap::new();
-    for change in changes {
-        let notes = by_person.entry(&change.scope).or_default();
-        notes.retain(|c| c.note_id != change.note_id);
-        notes.push(change);
-    }
-    for (scope, notes) in by_person {
-        let n = i64::try_from(notes.len()).unwrap_or(i64::MAX);
-        let ids: Vec<&str> = notes.iter().map(|c| c.note_id.as_str()).collect();
-        let kinds: Vec<&str> = notes.iter().map(|c| c.kind.as_str()).collect();
-        let ats: Vec<&str> = notes.iter().map(|c| c.at.as_str()).collect();
-        // The counter bumped by `n` and the changes under the seqs it gave, in one
-        // statement: the k-th change (from 1) takes the new seq - n + k.
-        sqlx::query(
-            "WITH counter AS ( \
-                 INSERT INTO change_counters (scope, seq) VALUES ($1, $2) \
-                 ON CONFLICT (scope) DO UPDATE SET seq = change_counters.seq + $2 \
-                 RETURNING seq) \
-             INSERT INTO changes (scope, note_id, seq, kind, changed_at) \
-             SELECT $1, c.note_id, counter.seq - $2 + c.k, c.kind, c.changed_at \
-             FROM counter, UNNEST($3::text[], $4::text[], $5::text[]) WITH ORDINALITY \
-               AS c(note_id, kind, changed_at, k) \
-             ON CONFLICT (scope, note_id) DO UPDATE SET seq = excluded.seq, \
-               kind = excluded.kind, changed_at = excluded.changed_at",
-        )
-        .bind(scope)
-        .bind(n)
-        .bind(&ids)
-        .bind(&kinds)
-        .bind(&ats)
-        .execute(&mut **tx)
-        .await?;
+    for person in by_person(changes) {
+        let sql = format!("{RECORD_CHANGES} SELECT 1");
+        person.bind(sqlx::query(&sql)).execute(&mut **tx).await?;
     }
     Ok(())
 }

@@ -4,10 +4,11 @@
 
 use std::sync::Arc;
 
+use sqlx::postgres::PgArguments;
 use sqlx::{Postgres, Transaction};
 
 use super::PgStore;
-use super::changes::record_changes;
+use super::changes::{RECORD_CHANGES, by_person, record_changes};
 use super::note_writes::PgTx;
 use crate::records::{
     Answer, ClaimTicket, Fingerprint, IdempotencyKey, NextAction, SavedAnswer, StoredAnswer,
@@ -116,7 +117,9 @@ impl PgStore {
         }
     }
 
-    /// Stores `answer` with the claim and commits everything the transaction wrote.
+    /// Stores `answer` with the claim and commits everything the transaction wrote. The
+    /// changes of the key's own person (a write's only ones) are left in the same
+    /// statement as the answer: one trip, not two.
     async fn store_answer(
         &self,
         tx: PgTx,
@@ -124,18 +127,34 @@ impl PgStore {
         answer: &StoredAnswer,
     ) -> Result<(), StorageError> {
         let PgTx(mut tx, changes) = tx;
-        record_changes(&mut tx, &changes).await?;
-        let stored = sqlx::query(
-            "UPDATE idempotency_keys SET response_status = $3, response_headers = $4, \
-             response_body = $5 WHERE scope = $1 AND idempotency_key = $2",
-        )
-        .bind(&ticket.scope)
-        .bind(ticket.key.as_str())
-        .bind(i32::from(answer.status))
-        .bind(answer.headers_json())
-        .bind(&answer.body)
-        .execute(&mut *tx)
-        .await?
+        let mut people = by_person(&changes);
+        let own = match people.as_slice() {
+            [only] if only.scope == ticket.scope => people.pop(),
+            _ => {
+                record_changes(&mut tx, &changes).await?;
+                None
+            }
+        };
+        let stored = match &own {
+            Some(person) => {
+                let sql = format!(
+                    "{RECORD_CHANGES} UPDATE idempotency_keys SET response_status = $7, \
+                     response_headers = $8, response_body = $9 \
+                     WHERE scope = $1 AND idempotency_key = $6"
+                );
+                let query = person.bind(sqlx::query(&sql)).bind(ticket.key.as_str());
+                bind_answer(query, answer).execute(&mut *tx).await?
+            }
+            None => {
+                let query = sqlx::query(
+                    "UPDATE idempotency_keys SET response_status = $3, response_headers = $4, \
+                     response_body = $5 WHERE scope = $1 AND idempotency_key = $2",
+                )
+                .bind(&ticket.scope)
+                .bind(ticket.key.as_str());
+                bind_answer(query, answer).execute(&mut *tx).await?
+            }
+        }
         .rows_affected();
         if stored != 1 {
             // The claim is gone from under this transaction: commit nothing.
@@ -157,6 +176,17 @@ impl PgStore {
         }
         Ok(())
     }
+}
+
+/// Binds the answer's status, headers and body, in that order.
+fn bind_answer<'q>(
+    query: sqlx::query::Query<'q, Postgres, PgArguments>,
+    answer: &'q StoredAnswer,
+) -> sqlx::query::Query<'q, Postgres, PgArguments> {
+    query
+        .bind(i32::from(answer.status))
+        .bind(answer.headers_json())
+        .bind(&answer.body)
 }
 
 async fn saved_answer<'e>(
