@@ -118,8 +118,8 @@ pub(super) async fn record_changes(
     tx: &mut Transaction<'static, Postgres>,
     changes: &[PendingChange],
 ) -> Result<(), StorageError> {
+    let sql = format!("{RECORD_CHANGES} SELECT 1");
     for person in by_person(changes) {
-        let sql = format!("{RECORD_CHANGES} SELECT 1");
         person.bind(sqlx::query(&sql)).execute(&mut **tx).await?;
     }
     Ok(())
