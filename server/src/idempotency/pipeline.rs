@@ -15,18 +15,22 @@
 //!    become visible together or not at all, and the answer goes out only after the
 //!    commit. A failure anywhere rolls everything back: 5xx answers are never stored.
 //!    (SQLite commits writes that arrive together in one transaction, each in its own
-//!    savepoint; PostgreSQL commits each on its own and runs it again after a conflict.)
+//!    savepoint; PostgreSQL commits each on its own and runs it again after a conflict,
+//!    and makes a create under a new key — an operation whose `lone_insert` says it is
+//!    one new note — in one statement that holds steps 3–5, all of it or nothing.)
 
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
+
+use app::api::Note;
 
 use super::{
     Answer, Applied, ClaimTicket, Fingerprint, IdempotencyKey, KeyGates, Pass, StoredAnswer,
 };
 use crate::error::ApiError;
 use crate::health::WriteHealth;
-use crate::storage::{Backend, NoteWrites, StorageError, Store, Work};
+use crate::storage::{Backend, LoneInsert, NoteWrites, StorageError, Store, Work};
 use crate::timestamp;
 
 /// A write that can run under an idempotency key: it decides and writes inside the
@@ -46,6 +50,16 @@ pub trait Operation: Sync {
         scope: &str,
         key: &IdempotencyKey,
     ) -> impl Future<Output = Result<Outcome<Self::Done>, ApiError>> + Send;
+
+    /// When the key has never been used, is this write one new note and nothing else?
+    /// Then the note, and what the write did in making it — the same as [`apply`] would
+    /// do and say — so that a backend can make it without a transaction around it (see
+    /// `storage::Work::lone_insert`). `apply` still runs whenever the key was used.
+    ///
+    /// [`apply`]: Operation::apply
+    fn lone_insert(&self) -> Option<(Note, Self::Done)> {
+        None
+    }
 }
 
 /// What an operation did, and whether it had been done before.
@@ -198,5 +212,12 @@ where
             answer: (self.answer)(&outcome.done).map_err(ApiError::into_storage)?,
             late: outcome.late,
         })
+    }
+
+    fn lone_insert(&self) -> Option<LoneInsert> {
+        let (note, done) = self.operation.lone_insert()?;
+        // An answer that cannot be told goes the usual way, which tells the error.
+        let answer = (self.answer)(&done).ok()?;
+        Some(LoneInsert { note, answer })
     }
 }

@@ -81,8 +81,26 @@ impl CreateNote {
     }
 }
 
+impl CreateNote {
+    /// The note this create makes (a new id each time it is asked).
+    fn new_note(&self) -> Note {
+        let mut note = self.note.to_note();
+        if let Some(times) = &self.times {
+            note.created_at.clone_from(&times.created_at);
+            note.updated_at.clone_from(&times.updated_at);
+        }
+        note
+    }
+}
+
 impl Operation for CreateNote {
     type Done = Created;
+
+    /// A create under a new key makes its note and nothing else.
+    fn lone_insert(&self) -> Option<(Note, Created)> {
+        let note = self.new_note();
+        Some((note.clone(), Created::Made(note)))
+    }
 
     fn fingerprint(&self) -> Fingerprint {
         self.fingerprint.clone()
@@ -114,11 +132,7 @@ impl Operation for CreateNote {
             }
             Some(_) => return Err(ApiError::IdempotencyKeyReused),
         }
-        let mut note = self.note.to_note();
-        if let Some(times) = &self.times {
-            note.created_at.clone_from(&times.created_at);
-            note.updated_at.clone_from(&times.updated_at);
-        }
+        let note = self.new_note();
         if tx.insert_note(scope, key, &self.fingerprint, &note).await? {
             tracing::info!(note_id = %note.id, "note saved");
             return Ok(Outcome::now(Created::Made(note)));

@@ -22,7 +22,9 @@ use std::sync::Arc;
 
 use app::api::{Note, Revision, RevisionKind};
 
-use crate::records::{Answer, Applied, ClaimTicket, Fingerprint, IdempotencyKey, SavedAnswer};
+use crate::records::{
+    Answer, Applied, ClaimTicket, Fingerprint, IdempotencyKey, SavedAnswer, StoredAnswer,
+};
 
 pub use error::{DbFailure, StorageError, is_busy};
 pub use store::Store;
@@ -40,6 +42,8 @@ pub trait Backend: Send + Sync {
     /// In one write transaction: claims the ticket's key (replaying what it holds if
     /// another request finished first), runs `work`, stores its answer with the key
     /// and commits. Answers only once the write is durable; a failure leaves nothing.
+    /// (A backend may make a [`Work::lone_insert`] in one statement instead, with the
+    /// same all-or-nothing.)
     fn write<W: Work>(
         &self,
         ticket: ClaimTicket,
@@ -60,6 +64,22 @@ pub trait Work: Send + Sync + 'static {
         scope: &str,
         key: &IdempotencyKey,
     ) -> impl Future<Output = Result<Applied, StorageError>> + Send;
+
+    /// What the write is when its key has never been used: one new note and nothing else,
+    /// with the answer to keep — if it is that kind of write. A backend may make it
+    /// without a transaction around it (PostgreSQL does, in one statement), and runs
+    /// [`Work::run`] instead whenever the key turns out to have been used.
+    fn lone_insert(&self) -> Option<LoneInsert> {
+        None
+    }
+}
+
+/// A write that is one new note when its key is new ([`Work::lone_insert`]).
+pub struct LoneInsert {
+    /// The note, carrying the key that makes it.
+    pub note: Note,
+    /// The answer to keep with the key once the note is made.
+    pub answer: StoredAnswer,
 }
 
 /// A write done earlier under a key, found through the key the write left on what it

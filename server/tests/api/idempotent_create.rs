@@ -3,7 +3,9 @@
 
 use std::time::Duration;
 
-use app::api::{IDEMPOTENT_REPLAYED_HEADER, Note};
+use app::api::{
+    ChangeKind, ChangesPage, IDEMPOTENT_REPLAYED_HEADER, Note, NotesPage, RevisionKind, SearchPage,
+};
 use sqlx::Executor;
 
 use crate::helpers::{note_json, problem_of, spawn_app, spawn_app_with};
@@ -21,6 +23,60 @@ async fn a_first_create_answers_201_with_location_and_the_note() {
     assert_eq!(note.title, "Groceries");
     assert_eq!(note.written_at, "2026-11-30T05:00:00.000Z");
     assert_eq!(note.version, 1);
+}
+
+/// Everything a create leaves, however the database makes it (PostgreSQL makes a create
+/// under a new key in one statement, outside a transaction): the note with its tags and
+/// search words, its first revision, the answer kept with the key, and its change.
+#[tokio::test]
+async fn a_create_leaves_its_tags_search_words_revision_kept_answer_and_change() {
+    let app = spawn_app().await;
+    let body = serde_json::json!({
+        "title": "Lone", "body": "milk and eggs #errands #home",
+        "written_at": "2026-11-30T05:00:00.000Z",
+    });
+    let made = app.post_note(Some("lone-key"), &body).await;
+    assert_eq!(made.status(), 201);
+    let made = made.bytes().await.unwrap();
+    let note: Note = serde_json::from_slice(&made).unwrap();
+    assert_eq!(note.tags, ["errands", "home"]);
+
+    let tagged: NotesPage = app.get("/api/notes?tag=home").await.json().await.unwrap();
+    assert_eq!(
+        tagged.notes.iter().map(|n| &n.id).collect::<Vec<_>>(),
+        [&note.id]
+    );
+    let found: SearchPage = app.get("/api/search?q=eggs").await.json().await.unwrap();
+    assert_eq!(found.results.len(), 1);
+    assert_eq!(found.results[0].note.id, note.id);
+    let revisions = app.revisions(&note.id).await;
+    assert_eq!(revisions.len(), 1);
+    assert_eq!(
+        (revisions[0].version, revisions[0].kind),
+        (1, RevisionKind::Create)
+    );
+    let changes: ChangesPage = app.get("/api/changes?since=0").await.json().await.unwrap();
+    assert_eq!(changes.changes.len(), 1);
+    assert_eq!(changes.changes[0].note_id, note.id);
+    assert_eq!(changes.changes[0].kind, ChangeKind::Upsert);
+    assert_eq!(changes.next, changes.changes[0].seq);
+
+    let again = app.post_note(Some("lone-key"), &body).await;
+    assert_eq!(again.status(), 201);
+    assert_eq!(again.headers()[IDEMPOTENT_REPLAYED_HEADER], "true");
+    assert_eq!(again.bytes().await.unwrap(), made);
+    assert_eq!((app.note_count().await, app.key_count().await), (1, 1));
+    let second = app.create("Second", "more #home").await;
+    let changes: ChangesPage = app.get("/api/changes?since=0").await.json().await.unwrap();
+    assert_eq!(
+        changes
+            .changes
+            .iter()
+            .map(|c| c.note_id.as_str())
+            .collect::<Vec<_>>(),
+        [note.id.as_str(), second.id.as_str()],
+        "the second create's change comes after the first's"
+    );
 }
 
 #[tokio::test]

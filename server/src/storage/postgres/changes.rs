@@ -99,7 +99,8 @@ pub(super) fn by_person(changes: &[PendingChange]) -> Vec<PersonChanges<'_>> {
 /// Updating the counter row locks it until the transaction ends, so a second writer of
 /// the same person takes its seqs only after this one committed: seqs become visible in
 /// order, with no gap filled in later. Run last in a transaction, so the lock is held for
-/// the commit alone.
+/// the commit alone. (A create made in one statement, `lone_insert`, bumps the counter the
+/// same way, last among its parts.)
 pub(super) const RECORD_CHANGES: &str = "WITH counter AS ( \
          INSERT INTO change_counters (scope, seq) VALUES ($1, $2) \
          ON CONFLICT (scope) DO UPDATE SET seq = change_counters.seq + $2 \

@@ -44,13 +44,8 @@ impl PgStore {
         quota: u64,
         now: &str,
     ) -> Result<FileInsert, StorageError> {
+        // Its lock waits are bounded by `key_wait` (the write pool's `lock_timeout`).
         let mut tx = self.pool.begin().await?;
-        sqlx::query(&format!(
-            "SET LOCAL lock_timeout = '{}ms'",
-            self.key_wait.as_millis()
-        ))
-        .execute(&mut *tx)
-        .await?;
         let inserted = sqlx::query(
             "INSERT INTO files (scope, sha256, size, content_type, created_at, last_seen_at) \
              VALUES ($1, $2, $3, $4, $5, $5) ON CONFLICT DO NOTHING",

@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
+use sqlx::Postgres;
 use sqlx::postgres::PgArguments;
-use sqlx::{Postgres, Transaction};
 
 use super::PgStore;
 use super::changes::{RECORD_CHANGES, by_person, record_changes};
@@ -35,6 +35,13 @@ impl Backend for PgStore {
         ticket: ClaimTicket,
         work: Arc<W>,
     ) -> Result<Answer, StorageError> {
+        if let Some(insert) = work.lone_insert() {
+            // A create under a new key: one statement, committed on its own. A key used
+            // meanwhile, or a conflict with another transaction, goes the usual way below.
+            if let Some(answer) = self.insert_alone(&ticket, &insert).await? {
+                return Ok(answer);
+            }
+        }
         let mut conflicts = 0;
         loop {
             let attempt = async {
@@ -63,22 +70,10 @@ impl Backend for PgStore {
 }
 
 impl PgStore {
-    /// A write transaction whose lock waits are bounded by `key_wait`.
-    async fn begin_write(&self) -> Result<Transaction<'static, Postgres>, StorageError> {
-        // One trip: `BEGIN` and the bound go together as a simple query. SET does not take
-        // parameters; the value is a number this server formats.
-        Ok(self
-            .pool
-            .begin_with(format!(
-                "BEGIN; SET LOCAL lock_timeout = '{}ms'",
-                self.key_wait.as_millis().max(1)
-            ))
-            .await?)
-    }
-
-    /// Begins a write transaction and claims the key in it.
+    /// Begins a write transaction and claims the key in it. (Its lock waits are bounded
+    /// by `key_wait`: the write pool's connections carry that `lock_timeout`, `open`.)
     async fn claim(&self, ticket: &ClaimTicket) -> Result<NextAction<PgTx>, StorageError> {
-        let mut tx = self.begin_write().await?;
+        let mut tx = self.pool.begin().await?;
         // The claim: blocks while another transaction holds an uncommitted claim on the
         // key; does nothing when a committed one exists.
         let claimed = sqlx::query(
@@ -166,15 +161,20 @@ impl PgStore {
         }
         tx.commit().await?;
         if !changes.is_empty() {
-            // After the commit (see `changes`): every replica's streams of this person look.
-            let (store, scope) = (self.clone(), ticket.scope.clone());
-            tokio::spawn(async move {
-                if let Err(error) = store.announce(&scope).await {
-                    tracing::debug!(%error, "could not announce a change; the poll will find it");
-                }
-            });
+            self.announce_after_commit(&ticket.scope);
         }
         Ok(())
+    }
+
+    /// After a commit that changed `scope`'s notes (see `changes`): every replica's
+    /// streams of this person look, without the answer waiting for the notification.
+    pub(super) fn announce_after_commit(&self, scope: &str) {
+        let (store, scope) = (self.clone(), scope.to_owned());
+        tokio::spawn(async move {
+            if let Err(error) = store.announce(&scope).await {
+                tracing::debug!(%error, "could not announce a change; the poll will find it");
+            }
+        });
     }
 }
 

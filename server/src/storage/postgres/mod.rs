@@ -7,6 +7,9 @@
 //!   the second finds the row and replays it; when the first rolls back, the second
 //!   claims the key itself. The wait is bounded by `lock_timeout` (`key_wait`): past it
 //!   the answer is 409 `idempotency-key-in-use`.
+//! - A create under a new key is made in one statement instead, committed on its own
+//!   (`lone_insert`): every part of it or none, and the usual transaction whenever the key
+//!   was used before. Its wait past `key_wait` is 503, whatever it waited for.
 //! - A write reads the note it changes with `FOR UPDATE`, so two replicas editing one
 //!   note take turns, and the second sees the first one's version (and merges with it,
 //!   or keeps a conflict copy). Waiting longer than `key_wait` for a row is 503.
@@ -23,6 +26,7 @@ mod files;
 mod keys;
 mod limits;
 pub mod listen;
+mod lone_insert;
 pub(super) mod note_writes;
 mod notes;
 mod open;
@@ -32,7 +36,6 @@ mod sweeps;
 mod tags;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use sqlx::postgres::PgPool;
 use tokio::sync::watch;
@@ -42,13 +45,13 @@ use super::feed::FeedSignal;
 /// The notes, keys and accounts of one PostgreSQL database, shared with other replicas.
 #[derive(Clone)]
 pub struct PgStore {
-    /// Connections for writes (and sweeps).
+    /// Connections for writes (and sweeps). Each waits for a lock another transaction
+    /// holds for at most `key_wait` (its `lock_timeout`): past it the write is answered 503
+    /// (409 when the lock was the claim on its key), never left waiting.
     pub(super) pool: PgPool,
     /// Connections for reads: a write waiting for a lock holds its connection, and reads
     /// (pages, lists, replays, `/healthz`) must never wait for one.
     pub(super) reader: PgPool,
-    /// How long a write waits for a row another transaction holds.
-    key_wait: Duration,
     /// Raised by this process's listener when any replica's write reaches a person's feed.
     pub(super) feed: FeedSignal,
     /// Stops the listener (at `close`, or when the last clone of the store goes).

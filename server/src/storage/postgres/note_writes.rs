@@ -303,18 +303,25 @@ async fn insert_revision(
 /// `$1`–`$3` the search document's parts, `$4`–`$17` the note's columns (see
 /// [`note_insert`]).
 fn note_insert_sql() -> String {
-    format!(
-        "INSERT INTO notes (id, scope, idempotency_key, request_fingerprint, title, body, \
-         written_at, created_at, updated_at, version, trashed_at, conflict_of, search, \
-         pinned, tags) \
-         VALUES ($4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, {SEARCH_DOCUMENT}, \
-         $16, $17) \
-         ON CONFLICT (scope, idempotency_key) DO NOTHING"
-    )
+    format!("{NOTE_INSERT} VALUES ({}) {NOTE_KEY_TAKEN}", note_values())
+}
+
+/// The start of a note's insert: the columns [`note_values`] fills.
+pub(super) const NOTE_INSERT: &str = "INSERT INTO notes (id, scope, idempotency_key, \
+     request_fingerprint, title, body, written_at, created_at, updated_at, version, \
+     trashed_at, conflict_of, search, pinned, tags)";
+
+/// The end of a note's insert: nothing when the key has its note already.
+const NOTE_KEY_TAKEN: &str = "ON CONFLICT (scope, idempotency_key) DO NOTHING";
+
+/// A note's row as [`note_insert`] binds it: `$1`–`$3` the search document's parts,
+/// `$4`–`$17` the note's columns.
+pub(super) fn note_values() -> String {
+    format!("$4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, {SEARCH_DOCUMENT}, $16, $17")
 }
 
 /// `sql` (which starts with [`note_insert_sql`]'s parameters) bound to `note`.
-fn note_insert<'q>(
+pub(super) fn note_insert<'q>(
     sql: &'q str,
     scope: &'q str,
     key: &'q IdempotencyKey,

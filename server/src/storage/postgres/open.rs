@@ -6,6 +6,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use anyhow::Context;
+use sqlx::Executor;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use tokio::sync::watch;
 
@@ -35,15 +36,35 @@ impl PgStore {
         let pools = PgPoolOptions::new()
             .max_connections(config.db_pool_size)
             .acquire_timeout(config.db_connect_timeout);
-        let pool = pools
-            .clone()
+        // Starting up (the migrations wait for another replica's under an advisory lock,
+        // for as long as they take): one connection of its own, without the writes' bound.
+        let setup = PgPoolOptions::new()
+            .max_connections(1)
+            .acquire_timeout(config.db_connect_timeout)
             .connect_with(options.clone())
             .await
             .with_context(|| format!("could not connect to the database at {}", redacted(url)))?;
         let listener_options = options.clone();
-        let reader = pools.connect_lazy_with(options);
+        let reader = pools.clone().connect_lazy_with(options.clone());
+        // A write waits for a lock another transaction holds for at most `key_wait`, on
+        // every connection of the write pool, so that a write made in one statement,
+        // outside an explicit transaction (`lone_insert`), is bounded too. Set once each
+        // connection is made (not as a start-up option, which some poolers drop).
+        let bound = format!(
+            "SET lock_timeout = '{}ms'",
+            config.key_wait.as_millis().max(1)
+        );
+        let pool = pools
+            .after_connect(move |connection, _| {
+                let bound = bound.clone();
+                Box::pin(async move {
+                    connection.execute(bound.as_str()).await?;
+                    Ok(())
+                })
+            })
+            .connect_lazy_with(options);
         let fsync: String = sqlx::query_scalar("SELECT current_setting('fsync')")
-            .fetch_one(&pool)
+            .fetch_one(&setup)
             .await?;
         if fsync != "on" {
             anyhow::bail!(
@@ -52,22 +73,22 @@ impl PgStore {
             );
         }
         sqlx::migrate!("../migrations/postgres")
-            .run(&pool)
+            .run(&setup)
             .await
             .context("could not apply the database migrations")?;
-        refold(&pool)
+        refold(&setup)
             .await
             .context("could not make the listed search documents again")?;
-        fill_in_tags(&pool)
+        fill_in_tags(&setup)
             .await
             .context("could not find the tags of notes written before tags")?;
+        setup.close().await;
         let feed = FeedSignal::default();
         let (stop, stopped) = watch::channel(false);
         super::listen::spawn(&listener_options, feed.clone(), stopped);
         Ok(Self {
             pool,
             reader,
-            key_wait: config.key_wait,
             feed,
             stop_listening: Arc::new(stop),
         })
