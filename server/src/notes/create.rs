@@ -79,9 +79,7 @@ impl CreateNote {
             times: None,
         }
     }
-}
 
-impl CreateNote {
     /// The note this create makes (a new id each time it is asked).
     fn new_note(&self) -> Note {
         let mut note = self.note.to_note();

@@ -38,7 +38,7 @@ impl Backend for PgStore {
         if let Some(insert) = work.lone_insert() {
             // A create under a new key: one statement, committed on its own. A key used
             // meanwhile, or a conflict with another transaction, goes the usual way below.
-            if let Some(answer) = self.insert_alone(&ticket, &insert).await? {
+            if let Some(answer) = self.insert_alone(&ticket, insert).await? {
                 return Ok(answer);
             }
         }

@@ -18,6 +18,8 @@
 //! `database-busy`, even when what it waited for was another replica's claim on the key
 //! (the transaction's claim would say 409): both mean "retry with the same key".
 
+use std::sync::LazyLock;
+
 use sqlx::Row;
 
 use super::PgStore;
@@ -26,6 +28,9 @@ use crate::records::{Answer, ClaimTicket};
 use crate::storage::rows::{files_of, kind_name, tags_of};
 use crate::storage::{LoneInsert, StorageError};
 use app::api::{ChangeKind, RevisionKind};
+
+/// The statement ([`lone_insert_sql`]), made once.
+static LONE_INSERT: LazyLock<String> = LazyLock::new(lone_insert_sql);
 
 /// The statement: `$1`–`$17` the note (see `note_writes::note_values`), `$18` its tags,
 /// `$19`–`$21` the answer's status, headers and body, `$22`–`$23` the key's times. It
@@ -82,23 +87,28 @@ impl PgStore {
     pub(super) async fn insert_alone(
         &self,
         ticket: &ClaimTicket,
-        insert: &LoneInsert,
+        insert: LoneInsert,
     ) -> Result<Option<Answer>, StorageError> {
         let note = &insert.note;
         if !files_of(note).is_empty() {
             return Ok(None);
         }
-        let sql = lone_insert_sql();
-        let made = note_insert(&sql, &ticket.scope, &ticket.key, &ticket.fingerprint, note)
-            .bind(tags_of(note))
-            .bind(i32::from(insert.answer.status))
-            .bind(insert.answer.headers_json())
-            .bind(&insert.answer.body)
-            .bind(&ticket.created_at)
-            .bind(&ticket.expires_at)
-            .fetch_one(&self.pool)
-            .await
-            .and_then(|row| row.try_get::<i64, _>(0));
+        let made = note_insert(
+            &LONE_INSERT,
+            &ticket.scope,
+            &ticket.key,
+            &ticket.fingerprint,
+            note,
+        )
+        .bind(tags_of(note))
+        .bind(i32::from(insert.answer.status))
+        .bind(insert.answer.headers_json())
+        .bind(&insert.answer.body)
+        .bind(&ticket.created_at)
+        .bind(&ticket.expires_at)
+        .fetch_one(&self.pool)
+        .await
+        .and_then(|row| row.try_get::<i64, _>(0));
         match made {
             Ok(1) => {}
             Ok(_) => return Ok(None),
@@ -119,7 +129,7 @@ impl PgStore {
         tracing::info!(note_id = %note.id, "note saved");
         self.announce_after_commit(&ticket.scope);
         Ok(Some(Answer {
-            stored: insert.answer.clone(),
+            stored: insert.answer,
             replayed: false,
         }))
     }
