@@ -10,14 +10,21 @@ use crate::test_db::{Backend, backend};
 
 const SOON: Duration = Duration::from_secs(5);
 
+/// The backstop poll: on SQLite (two processes on one file learn of each other's writes
+/// by it alone) a short one; on PostgreSQL none within the test, so only the `NOTIFY`s
+/// can bring a write to the other replica's streams.
+fn poll_only_on_sqlite() -> Duration {
+    match backend() {
+        Backend::Sqlite => Duration::from_millis(200),
+        Backend::Postgres => Duration::from_secs(3600),
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_write_through_one_replica_reaches_the_streams_on_the_other() {
     // On SQLite two processes on one file learn of each other's writes by the poll alone;
     // on PostgreSQL there is no poll here: the NOTIFY after each commit must do it.
-    let poll = match backend() {
-        Backend::Sqlite => Duration::from_millis(200),
-        Backend::Postgres => Duration::from_secs(3600),
-    };
+    let poll = poll_only_on_sqlite();
     let a = spawn_app_with(|config| config.feed_poll = poll).await;
     let b = a.replica_with(|config| config.feed_poll = poll).await;
     let mut on_b = EventStream::open(&a.client, &b.address, None, None).await;
@@ -34,6 +41,59 @@ async fn a_write_through_one_replica_reaches_the_streams_on_the_other() {
             "{:?}",
             started.elapsed()
         );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn writes_of_several_people_at_once_reach_each_persons_streams_on_the_other_replica() {
+    // The notifications of writes that commit together are sent together (one statement
+    // for everyone whose feed moved): each person must still be told, and no poll here
+    // would find a write the announcement left out.
+    let poll = poll_only_on_sqlite();
+    let a = spawn_app_with(|config| config.feed_poll = poll).await;
+    let b = a.replica_with(|config| config.feed_poll = poll).await;
+    let mut people = Vec::new();
+    for n in 0..6 {
+        let client = a.new_user(&format!("writer{n}")).await;
+        let stream = EventStream::open(&client, &b.address, None, None).await;
+        people.push((client, stream));
+    }
+    let url = a.url("/api/notes");
+    for round in 0..3 {
+        // Each person writes twice at once, everyone at the same moment.
+        let writes = people.iter().flat_map(|(client, _)| {
+            let url = &url;
+            (0..2).map(move |n| {
+                let (client, url) = (client.clone(), url.clone());
+                async move {
+                    let response = client
+                        .post(url)
+                        .header("Idempotency-Key", uuid::Uuid::new_v4().to_string())
+                        .json(&crate::helpers::note_json(&format!(
+                            "round {round} write {n}"
+                        )))
+                        .send()
+                        .await
+                        .expect("the server answers");
+                    assert_eq!(response.status(), 201);
+                    response.json::<app::api::Note>().await.expect("a note").id
+                }
+            })
+        });
+        let mut made = futures::future::join_all(writes).await.into_iter();
+        for (_, stream) in &mut people {
+            let mut expected: Vec<String> = made.by_ref().take(2).collect();
+            let mut seen = vec![
+                stream.expect(SOON).await.change().note_id,
+                stream.expect(SOON).await.change().note_id,
+            ];
+            expected.sort();
+            seen.sort();
+            assert_eq!(
+                seen, expected,
+                "each person's own two notes, on the other replica"
+            );
+        }
     }
 }
 

@@ -6,7 +6,8 @@
 //! *Choice*: the `NOTIFY` is sent after the commit, outside the transaction: a
 //! transaction that notifies takes a cluster-wide lock at commit, which would make every
 //! write of every replica commit one at a time. A notification lost (a crash between the
-//! commit and it) costs a stream one poll interval, never a change.
+//! commit and it) costs a stream one poll interval, never a change. The notifications of
+//! writes that commit together are sent together (`announcer`).
 
 use std::collections::BTreeMap;
 
@@ -169,17 +170,6 @@ impl PgStore {
             latest,
             compacted_through,
         })
-    }
-
-    /// Wakes the person's streams on every replica (this one included, through its own
-    /// listener).
-    pub async fn announce(&self, scope: &str) -> Result<(), StorageError> {
-        sqlx::query("SELECT pg_notify($1, $2)")
-            .bind(FEED_CHANNEL)
-            .bind(scope)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
     }
 
     /// Tells every replica's streams of `scope` to check their session now (the

@@ -167,14 +167,10 @@ impl PgStore {
     }
 
     /// After a commit that changed `scope`'s notes (see `changes`): every replica's
-    /// streams of this person look, without the answer waiting for the notification.
+    /// streams of this person look, without the answer waiting for the notification
+    /// (`announcer`: sent with the others' of the moment, in one statement).
     pub(super) fn announce_after_commit(&self, scope: &str) {
-        let (store, scope) = (self.clone(), scope.to_owned());
-        tokio::spawn(async move {
-            if let Err(error) = store.announce(&scope).await {
-                tracing::debug!(%error, "could not announce a change; the poll will find it");
-            }
-        });
+        self.announcer.feed_moved(scope);
     }
 }
 

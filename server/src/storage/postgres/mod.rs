@@ -19,6 +19,7 @@
 //!   replicas sweeping at once share the work, and no sweep waits for a save.
 
 mod accounts;
+mod announcer;
 mod api_tokens;
 mod changes;
 mod file_refs;
@@ -56,6 +57,8 @@ pub struct PgStore {
     pub(super) feed: FeedSignal,
     /// Stops the listener (at `close`, or when the last clone of the store goes).
     stop_listening: Arc<watch::Sender<bool>>,
+    /// Tells every replica whose feed moved, after the write's commit.
+    announcer: announcer::Announcer,
 }
 
 /// Whether `text` could never be in the database: PostgreSQL text cannot hold NUL, and a
