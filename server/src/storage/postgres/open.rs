@@ -21,11 +21,11 @@ use crate::storage::rows::tags_column;
 
 /// Reads are planned for storage where a read from anywhere costs little more than the
 /// next page (an SSD, or the notes in memory): `random_page_cost` 1.1 for the reading
-/// connections, unless the database's administrator set it (in the server's configuration,
-/// for the database or for the role). With the default 4, a broad search of a person with fewer notes than its window
-/// (`search::BROAD_WINDOW`) read all their notes and sorted them on disk instead of
-/// walking the index that holds them in order (search p99 at 10,000 notes 62 → 33 ms on
-/// the benchmark's notes).
+/// connections, unless the database's administrator set it (in the server's
+/// configuration, for the database or for the role). With the default 4, a broad search
+/// of a person with fewer notes than its window (`search::BROAD_WINDOW`) read all their
+/// notes and sorted them on disk instead of walking the index that holds them in order
+/// (search p99 at 10,000 notes 62 → 33 ms on the benchmark's notes).
 const READS_FROM_FAST_STORAGE: &str = "SELECT set_config('random_page_cost', '1.1', false) \
      FROM pg_settings WHERE name = 'random_page_cost' AND source = 'default'";
 
