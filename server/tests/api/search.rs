@@ -577,6 +577,42 @@ async fn a_search_on_postgresql_is_planned_on_the_scoped_index_whatever_the_word
     }
 }
 
+#[tokio::test]
+async fn a_notes_search_document_on_postgresql_is_kept_in_its_row_up_to_a_page() {
+    let app = spawn_app().await;
+    if app.db.backend != Backend::Postgres {
+        // FTS5 keeps its index apart from the note: there is no document in the row.
+        return;
+    }
+    // 200 words of their own: a body of 1.8 KB and a search document of 3.2 KB, a row past
+    // PostgreSQL's 2 KB default (where the document would be compressed, to 2.3 KB, or
+    // moved to the TOAST table, and read back from there by every search that reads it)
+    // and well within a page.
+    let body: Vec<String> = (0..200).map(|n| format!("word{n:04}")).collect();
+    let note = app.create("A long note", &body.join(" ")).await;
+    let (compressed, document): (Option<String>, i64) = sqlx::query_as(
+        "SELECT pg_column_compression(search), pg_column_size(search)::BIGINT \
+         FROM notes WHERE id = $1",
+    )
+    .bind(&note.id)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(compressed, None, "the document is compressed");
+    assert!(document > 3_000, "the document is {document} bytes");
+    let out_of_line: i64 = sqlx::query_scalar(
+        "SELECT pg_relation_size(reltoastrelid) FROM pg_class WHERE relname = 'notes'",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        out_of_line, 0,
+        "the notes' TOAST table holds {out_of_line} bytes"
+    );
+    assert_eq!(titles(&search(&app, "word0199").await), ["A long note"]);
+}
+
 /// The median and 99th percentile of 200 searches for `q` by `client` (after 20 to warm
 /// up), in milliseconds; each must find nothing.
 async fn search_time(app: &TestApp, client: &reqwest::Client, q: &str) -> (f64, f64) {

@@ -16,10 +16,14 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use sqlx::postgres::PgPool;
+use sqlx::Executor;
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use tokio::sync::mpsc;
 
 use super::changes::FEED_CHANNEL;
+
+/// The announcer's connection as `pg_stat_activity` shows it.
+const ANNOUNCER_NAME: &str = "oncenote-announcer";
 
 /// How long the announcer waits before sending again after the database failed.
 const RETRY: Duration = Duration::from_secs(1);
@@ -32,10 +36,22 @@ pub(super) struct Announcer {
 }
 
 impl Announcer {
-    /// Starts the task that tells every replica's listener, through `connection` (a pool
-    /// of one connection that commits without waiting for the disk); it ends when the
-    /// last clone of the announcer goes (with the store).
-    pub(super) fn spawn(connection: PgPool) -> Self {
+    /// Starts the task that tells every replica's listener, through a connection of its
+    /// own to the database of `options`: made when first needed, waited for at most
+    /// `connect_timeout` per send, committing without waiting for the disk. The task ends
+    /// when the last clone of the announcer goes (with the store), or at
+    /// [`close`](Self::close).
+    pub(super) fn spawn(options: &PgConnectOptions, connect_timeout: Duration) -> Self {
+        let connection = PgPoolOptions::new()
+            .max_connections(1)
+            .acquire_timeout(connect_timeout)
+            .after_connect(|connection, _| {
+                Box::pin(async move {
+                    connection.execute("SET synchronous_commit = off").await?;
+                    Ok(())
+                })
+            })
+            .connect_lazy_with(options.clone().application_name(ANNOUNCER_NAME));
         let (moved, waiting) = mpsc::unbounded_channel();
         tokio::spawn(announce(connection.clone(), waiting));
         Self { moved, connection }

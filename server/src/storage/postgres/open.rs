@@ -56,18 +56,7 @@ impl PgStore {
             .await
             .with_context(|| format!("could not connect to the database at {}", redacted(url)))?;
         let listener_options = options.clone();
-        // The announcer's one connection (`announcer`): its notifications wait neither
-        // for a write's lock nor for the disk.
-        let announcing = PgPoolOptions::new()
-            .max_connections(1)
-            .acquire_timeout(config.db_connect_timeout)
-            .after_connect(|connection, _| {
-                Box::pin(async move {
-                    connection.execute("SET synchronous_commit = off").await?;
-                    Ok(())
-                })
-            })
-            .connect_lazy_with(options.clone().application_name("oncenote-announcer"));
+        let announcer = Announcer::spawn(&options, config.db_connect_timeout);
         let reader = pools
             .clone()
             .after_connect(|connection, _| {
@@ -121,7 +110,7 @@ impl PgStore {
         let (stop, stopped) = watch::channel(false);
         super::listen::spawn(&listener_options, feed.clone(), stopped);
         Ok(Self {
-            announcer: Announcer::spawn(announcing),
+            announcer,
             pool,
             reader,
             feed,
