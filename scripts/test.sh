@@ -5,16 +5,54 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$(date +%s)
 
+# Each phase's wall time, printed as it ends and again as a table at the end: the suite
+# must stay under 45 minutes on a fresh 2-core machine, and this says where they go.
+phase_name="Setup (scripts/setup.sh --test)"
+phase_started=$started
+phase_times=()
+phase() { # phase TITLE: ends the running phase (recording its time), starts the next
+  local now; now=$(date +%s)
+  phase_times+=("$(printf '%6ss  %s' "$(( now - phase_started ))" "$phase_name")")
+  printf '\n(%s: %ss)\n' "$phase_name" "$(( now - phase_started ))"
+  phase_name=$1; phase_started=$now
+  [[ $1 == Done ]] || printf '\n==> %s\n' "$1"
+}
+
 scripts/setup.sh --test
 
-printf '\n==> Format and lints\n'
+# The release build (for the fuzzer, the container, chaos and the browser) runs beside the
+# lints and the tests' build: each compile leaves a core idle much of the time (one crate's
+# single-threaded front end, linking), and the two fill each other's gaps. It gets its own
+# session (killed with the script), its log is kept apart, and no test starts before it ends.
+phase "Release build started in the background (log: target/release-build.log)"
+mkdir -p target
+release_log=target/release-build.log
+setsid --wait scripts/build.sh >"$release_log" 2>&1 &
+release_build=$!
+trap 'kill -- "-$release_build" 2>/dev/null || true' EXIT
+
+phase "Format and lints"
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
+phase "Lints of the browser's code (wasm32) and the code's shape"
 cargo clippy -p app --features hydrate --target wasm32-unknown-unknown --locked -- -D warnings
 # The code's shape: no import circles, storage below the domain, no file over 600 lines.
 node scripts/check-layout.mjs
 
-printf '\n==> Rust tests (SQLite)\n'
+phase "Build of the Rust tests and tools"
+# Every target of every crate in one build, the chaos tool among them: `cargo run -p proof`
+# would settle features for that crate alone and compile 35 crates again (2 minutes here).
+cargo build --workspace --all-targets --locked
+phase "Waiting for the release build"
+if ! wait "$release_build"; then
+  tail -60 "$release_log" >&2
+  printf '\nThe release build failed (the whole log: %s).\n' "$release_log" >&2
+  exit 1
+fi
+trap - EXIT
+grep -E 'B brotli|Finished' "$release_log" || true
+
+phase "Rust tests (SQLite)"
 cargo test --workspace --locked
 
 # The server's integration suite again, on PostgreSQL (a fresh database per test, dropped
@@ -23,7 +61,7 @@ pg_url=${ONCENOTE_TEST_PG_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 pg_hostport=${pg_url#*://}; pg_hostport=${pg_hostport#*@}; pg_hostport=${pg_hostport%%/*}
 pg_host=${pg_hostport%%:*}; pg_port=${pg_hostport##*:}; [[ $pg_port == "$pg_hostport" ]] && pg_port=5432
 if (exec 3<>"/dev/tcp/$pg_host/$pg_port") 2>/dev/null; then
-  printf '\n==> Rust integration tests on PostgreSQL (%s:%s)\n' "$pg_host" "$pg_port"
+  phase "Rust integration tests on PostgreSQL ($pg_host:$pg_port)"
   ONCENOTE_TEST_DATABASE=postgres ONCENOTE_TEST_PG_URL=$pg_url cargo test --locked -p server --test api
   postgres_tested=yes
 elif [[ ${CI:-} == true ]]; then
@@ -37,33 +75,33 @@ else
   printf '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n' >&2
 fi
 
-printf '\n==> Release build for the browser tests\n'
-scripts/build.sh
-
-printf '\n==> API fuzzing: schemathesis driven by GET /api/openapi.json, against the release server\n'
+phase "API fuzzing: schemathesis driven by GET /api/openapi.json, against the release server"
 ONCENOTE_SERVER_BIN=target/release/server scripts/fuzz-api.sh
 
-printf '\n==> Backup and restore, as docs/SELF-HOSTING.md describes them\n'
+phase "Backup and restore, as docs/SELF-HOSTING.md describes them"
 scripts/backup-restore-test.sh
 
-printf '\n==> The container image: built with podman on a debootstrapped Debian 12, run by chroot\n'
+phase "The container image: built with podman on a debootstrapped Debian 12, run by chroot"
 sudo_if_needed=""
 [[ $(id -u) -ne 0 ]] && sudo_if_needed="sudo"
 $sudo_if_needed env ONCENOTE_TEST_PG_URL="$pg_url" CI="${CI:-}" scripts/container-check.sh
 
-printf '\n==> Chaos: 2,000 saves through a faulty proxy (keys expiring under load, some sent by\n    several senders at once), then 2,000 more with 5 server crashes\n'
-cargo run --locked --quiet -p proof --bin chaos -- --intents 2000 --clients 64 --ttl-secs 1 --seed 7
-cargo run --locked --quiet -p proof --bin chaos -- --intents 2000 --clients 64 --kills 5 --seed 8
+phase "Chaos: 2,000 saves through a faulty proxy (keys expiring under load, some sent by several senders at once), then 2,000 more with 5 server crashes"
+target/debug/chaos --intents 2000 --clients 64 --ttl-secs 1 --seed 7
+target/debug/chaos --intents 2000 --clients 64 --kills 5 --seed 8
 
 if [[ $postgres_tested == yes ]]; then
-  printf '\n==> Chaos on PostgreSQL: 1,000 saves over two replicas on one database, with 4 crashes\n'
-  cargo run --locked --quiet -p proof --bin chaos -- --intents 1000 --clients 64 --kills 4 \
+  phase "Chaos on PostgreSQL: 1,000 saves over two replicas on one database, with 4 crashes"
+  target/debug/chaos --intents 1000 --clients 64 --kills 4 \
     --replicas 2 --postgres "$pg_url" --seed 11
 fi
 
-printf '\n==> Browser tests (Playwright, headless Chromium)\n'
+phase "Browser tests (Playwright, headless Chromium)"
 (cd end2end && npx playwright test)
 
+phase "Done"
+printf '\nWhere the time went:\n'
+printf '  %s\n' "${phase_times[@]}"
 printf '\nAll tests passed in %ss.\n' "$(( $(date +%s) - started ))"
 if [[ $postgres_tested == no ]]; then
   printf 'But the PostgreSQL tests were SKIPPED: PostgreSQL was not reachable.\n' >&2

@@ -66,7 +66,7 @@ async fn a_sqlite_install_copied_to_postgres_keeps_every_note_key_and_session_an
     let session = old.session.clone().expect("signed in");
     old.shut_down(std::time::Duration::from_secs(10)).await;
 
-    let target = TestDb::on(Backend::Postgres).await;
+    let target = TestDb::unmigrated(Backend::Postgres).await;
     let config = Config::for_tests(old.database_url.clone());
     let first = server::cli::copy_to(&config, &target.url)
         .await
@@ -237,7 +237,7 @@ async fn a_token_revoked_after_a_first_copy_stays_revoked_when_copying_again() {
     let mut old = spawn_app_on(TestDb::on(Backend::Sqlite).await, |_| {}).await;
     let kept = made_token(&old, "kept").await;
     let revoked = made_token(&old, "revoked").await;
-    let target = TestDb::on(Backend::Postgres).await;
+    let target = TestDb::unmigrated(Backend::Postgres).await;
     let config = Config::for_tests(old.database_url.clone());
     server::cli::copy_to(&config, &target.url)
         .await
@@ -301,7 +301,7 @@ async fn a_sqlite_install_copied_to_postgres_serves_every_file_and_keeps_its_ref
     let session = old.session.clone().expect("signed in");
     old.shut_down(std::time::Duration::from_secs(10)).await;
 
-    let target = TestDb::on(Backend::Postgres).await;
+    let target = TestDb::unmigrated(Backend::Postgres).await;
     let config = Config::for_tests(old.database_url.clone());
     let first = server::cli::copy_to(&config, &target.url)
         .await

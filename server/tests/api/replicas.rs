@@ -222,7 +222,7 @@ async fn sixteen_first_admin_setups_over_two_replicas_make_one_admin() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn replicas_starting_together_on_a_new_database_migrate_it_once_without_error() {
-    let db = TestDb::new().await;
+    let db = TestDb::unmigrated(crate::test_db::backend()).await;
     let starts = (0..3).map(|_| {
         let config = server::config::Config::for_tests(db.url.clone());
         server::startup::Application::build(config)
