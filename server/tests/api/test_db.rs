@@ -170,47 +170,78 @@ impl Drop for TestDb {
         let Some(name) = self.pg_name.take() else {
             return;
         };
-        // Outside the test's runtime (it may be ending).
-        on_a_thread_of_its_own(async move {
-            let mut admin = admin_connection().await;
-            let _ = tokio::time::timeout(
-                Duration::from_secs(20),
-                admin.execute(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)").as_str()),
-            )
-            .await;
-            admin.close().await.ok();
+        // Outside the test's runtime (it may be ending), and never a panic here: a drop
+        // during a failing test's unwinding that panicked would abort the whole run.
+        let dropped = std::thread::spawn(move || {
+            let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                return;
+            };
+            runtime.block_on(async move {
+                install_drivers();
+                let Ok(mut admin) = AnyConnection::connect(&postgres_server()).await else {
+                    return;
+                };
+                let _ = tokio::time::timeout(
+                    Duration::from_secs(20),
+                    admin.execute(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)").as_str()),
+                )
+                .await;
+                admin.close().await.ok();
+            });
         });
+        let _ = dropped.join();
     }
 }
 
-/// Runs `work` to its end on a new thread with a runtime of its own, outside the calling
-/// test's runtime.
-fn on_a_thread_of_its_own<T: Send + 'static>(
-    work: impl std::future::Future<Output = T> + Send + 'static,
-) -> T {
-    std::thread::spawn(move || {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("a runtime")
-            .block_on(work)
-    })
-    .join()
-    .expect("the thread's work ends without a panic")
-}
-
 /// The migrated database every PostgreSQL test database is a copy of (`CREATE DATABASE …
-/// TEMPLATE`): migrating a new database took about 0.6 s of each test, a copy takes
-/// about 0.1 s. Made once per set of migrations, by the server's own `Store::open` (so it
-/// is what a server starting on a new database makes), and named by the migrations' hash;
-/// it stays on the PostgreSQL server for later runs, and making one drops the others.
+/// TEMPLATE`): migrating a new database took about 0.6 s of each test, a copy takes about
+/// 0.1 s. Made by the server's own `Store::open` (what a server starting on a new database
+/// makes), once per set of migrations and `Cargo.lock` (sqlx owns `_sqlx_migrations`), and
+/// named by their hash. It stays on the PostgreSQL server for later runs; a run that makes
+/// a new one drops the others no running suite is using.
 fn migrated_template() -> &'static str {
     static TEMPLATE: OnceLock<String> = OnceLock::new();
-    TEMPLATE.get_or_init(|| on_a_thread_of_its_own(make_template()))
+    TEMPLATE.get_or_init(|| {
+        let (made, template) = std::sync::mpsc::channel();
+        // A thread and a connection that live as long as this run: the connection holds a
+        // shared lock on the template's key, so another run making its own leaves it be.
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a runtime");
+            runtime.block_on(async move {
+                let name = format!("oncenote_test_template_{}", template_hash());
+                let mut keeper = admin_connection().await;
+                keeper
+                    .execute(
+                        format!("SELECT pg_advisory_lock_shared({})", in_use_key(&name)).as_str(),
+                    )
+                    .await
+                    .expect("the template's in-use lock");
+                make_template(&name).await;
+                let _ = made.send(name);
+                std::future::pending::<()>().await;
+            });
+        });
+        template
+            .recv()
+            .expect("the migrated template is made (the thread making it panicked)")
+    })
 }
 
-async fn make_template() -> String {
-    let name = format!("oncenote_test_template_{}", migrations_hash());
+/// The advisory lock one run of the suite holds shared on the template it copies (the
+/// two-number form: apart from the server's own one-number locks).
+fn in_use_key(template: &str) -> String {
+    let hex = template.trim_start_matches("oncenote_test_template_");
+    let number = u32::from_str_radix(hex.get(..8).unwrap_or("0"), 16).unwrap_or(0);
+    format!("7461504, {}", number as i32)
+}
+
+async fn make_template(name: &str) {
     let mut admin = admin_connection().await;
     // Two runs of the suite at once make it once.
     admin
@@ -219,7 +250,7 @@ async fn make_template() -> String {
         .expect("the template's lock");
     let exists: bool =
         sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)")
-            .bind(&name)
+            .bind(name)
             .fetch_one(&mut admin)
             .await
             .expect("the template is looked up");
@@ -243,8 +274,9 @@ async fn make_template() -> String {
         store.close().await;
         drop(store);
         // The store's listener leaves on its own; a template must have no one connected.
+        let mut connected = 1;
         for _ in 0..100 {
-            let connected: i64 =
+            connected =
                 sqlx::query_scalar("SELECT COUNT(*) FROM pg_stat_activity WHERE datname = $1")
                     .bind(&making)
                     .fetch_one(&mut admin)
@@ -255,46 +287,71 @@ async fn make_template() -> String {
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        admin
-            .execute(format!("ALTER DATABASE {making} RENAME TO {name}").as_str())
-            .await
-            .expect("the template is named");
-        let older: Vec<String> = sqlx::query_scalar(
-            r"SELECT datname FROM pg_database
-              WHERE datname LIKE 'oncenote\_test\_template\_%' AND datname <> $1",
-        )
-        .bind(&name)
-        .fetch_all(&mut admin)
-        .await
-        .expect("the older templates are listed");
-        for old in older {
-            // Not forced: a run of another checkout may be copying it.
-            let _ = admin
-                .execute(format!("DROP DATABASE IF EXISTS {old}").as_str())
-                .await;
+        assert_eq!(connected, 0, "connections to {making} stayed open for 10 s");
+        for statement in [
+            format!("ALTER DATABASE {making} RENAME TO {name}"),
+            // Copied only, never connected to (a connection would stop every copy).
+            format!("ALTER DATABASE {name} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false"),
+        ] {
+            admin
+                .execute(statement.as_str())
+                .await
+                .expect("the template is named and closed");
         }
+        drop_unused_templates(&mut admin, name).await;
     }
     admin
         .execute("SELECT pg_advisory_unlock(7461504331)")
         .await
         .expect("the template's lock is released");
     admin.close().await.ok();
-    name
 }
 
-/// The first 16 hex digits of the SHA-256 of the PostgreSQL migrations (names and text).
-fn migrations_hash() -> String {
+/// Drops the templates of other sets of migrations that no running suite holds.
+async fn drop_unused_templates(admin: &mut AnyConnection, keep: &str) {
+    let others: Vec<String> = sqlx::query_scalar(
+        r"SELECT datname::text FROM pg_database
+          WHERE datname LIKE 'oncenote\_test\_template\_%' AND datname <> $1",
+    )
+    .bind(keep)
+    .fetch_all(&mut *admin)
+    .await
+    .expect("the other templates are listed");
+    for other in others {
+        let key = in_use_key(&other);
+        let unused: bool = sqlx::query_scalar(&format!("SELECT pg_try_advisory_lock({key})"))
+            .fetch_one(&mut *admin)
+            .await
+            .unwrap_or(false);
+        if unused {
+            for statement in [
+                format!("ALTER DATABASE {other} WITH IS_TEMPLATE false"),
+                format!("DROP DATABASE IF EXISTS {other}"),
+            ] {
+                let _ = admin.execute(statement.as_str()).await;
+            }
+            let _ = admin
+                .execute(format!("SELECT pg_advisory_unlock({key})").as_str())
+                .await;
+        }
+    }
+}
+
+/// The first 16 hex digits of the SHA-256 of the PostgreSQL migrations (names and text)
+/// and `Cargo.lock`.
+fn template_hash() -> String {
     use sha2::{Digest, Sha256};
-    let folder = concat!(env!("CARGO_MANIFEST_DIR"), "/../migrations/postgres");
-    let mut files: Vec<_> = std::fs::read_dir(folder)
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let mut files: Vec<_> = std::fs::read_dir(format!("{root}/migrations/postgres"))
         .expect("the migrations folder")
         .map(|entry| entry.expect("a migration").path())
         .collect();
     files.sort();
+    files.push(format!("{root}/Cargo.lock").into());
     let mut hash = Sha256::new();
     for file in files {
         hash.update(file.file_name().expect("a file name").as_encoded_bytes());
-        hash.update(std::fs::read(&file).expect("a migration's text"));
+        hash.update(std::fs::read(&file).expect("a migration's text, or Cargo.lock"));
     }
     hex::encode(&hash.finalize()[..8])
 }
