@@ -21,6 +21,14 @@ SCHEMATHESIS_VERSION=4.32.5
 SCHEMATHESIS_VENV=tools/.venv
 WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
 
+# Format and lints (rustup's default profile has them; its minimal one does not).
+for component in rustfmt clippy; do
+  if ! rustup component list --installed | grep -q "^$component"; then
+    step "Adding the $component component"
+    rustup component add "$component"
+  fi
+done
+
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   step "Adding the wasm32-unknown-unknown target"
   rustup target add wasm32-unknown-unknown

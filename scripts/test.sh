@@ -37,7 +37,10 @@ node scripts/check-layout.mjs
 # check them (its driver and its arguments, `-D warnings`): one pass over the code and its
 # dependencies instead of a check and then a build (the check alone took 212 s of a 1,985 s
 # run on 2 cores). The tests run with the same settings, so nothing is compiled twice.
-clippy_driver=$(rustup which clippy-driver 2>/dev/null || command -v clippy-driver)
+clippy_driver=$(rustup which clippy-driver 2>/dev/null || command -v clippy-driver) || {
+  echo "clippy-driver is missing: rustup component add clippy (scripts/setup.sh does)" >&2
+  exit 1
+}
 linted=(env RUSTC_WORKSPACE_WRAPPER="$clippy_driver"
   CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__")
 

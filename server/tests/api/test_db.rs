@@ -182,13 +182,17 @@ impl Drop for TestDb {
             runtime.block_on(async move {
                 install_drivers();
                 let Ok(mut admin) = AnyConnection::connect(&postgres_server()).await else {
+                    eprintln!("test database {name} left behind: no connection to drop it");
                     return;
                 };
-                let _ = tokio::time::timeout(
+                let dropped = tokio::time::timeout(
                     Duration::from_secs(20),
                     admin.execute(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)").as_str()),
                 )
                 .await;
+                if !matches!(dropped, Ok(Ok(_))) {
+                    eprintln!("test database {name} left behind: {dropped:?}");
+                }
                 admin.close().await.ok();
             });
         });
@@ -243,11 +247,18 @@ fn in_use_key(template: &str) -> String {
 
 async fn make_template(name: &str) {
     let mut admin = admin_connection().await;
-    // Two runs of the suite at once make it once.
-    admin
-        .execute("SELECT pg_advisory_lock(7461504331)")
-        .await
-        .expect("the template's lock");
+    // Two runs of the suite at once make it once (advisory locks are per database: runs
+    // whose URLs name different databases do not see each other's). Waiting is bounded:
+    // a stuck session holding the lock fails the run with a message, not a hang.
+    for statement in [
+        "SET lock_timeout = '120s'",
+        "SELECT pg_advisory_lock(7461504331)",
+    ] {
+        admin
+            .execute(statement)
+            .await
+            .expect("the template's lock (held by another session for 2 minutes?)");
+    }
     let exists: bool =
         sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)")
             .bind(name)
@@ -274,7 +285,7 @@ async fn make_template(name: &str) {
         store.close().await;
         drop(store);
         // The store's listener leaves on its own; a template must have no one connected.
-        let mut connected = 1;
+        let mut connected = 1_i64;
         for _ in 0..100 {
             connected =
                 sqlx::query_scalar("SELECT COUNT(*) FROM pg_stat_activity WHERE datname = $1")
