@@ -37,6 +37,13 @@ pub trait QuerySyntax {
     /// index answers alone — it never reads a note to recheck a phrase's order or an
     /// exclusion — so counting these reads no more notes than it counts.
     fn to_candidate_tsquery(&self) -> String;
+
+    /// What a match's rank counts, as a `tsquery`: every included word of every group (a
+    /// phrase's words, a CJK token's bigrams), any of them. `ts_rank` over an OR scores
+    /// each word by its best-weighted occurrence (the title's) and less and less for each
+    /// further one; over an AND it would weigh only how close pairs of them stand, and an
+    /// exclusion's word, which no match holds, would leave every match the same rank.
+    fn to_rank_tsquery(&self) -> String;
 }
 
 impl QuerySyntax for SearchQuery {
@@ -95,14 +102,26 @@ impl QuerySyntax for SearchQuery {
             .collect();
         groups.join(" | ")
     }
+
+    fn to_rank_tsquery(&self) -> String {
+        let words: Vec<String> = self
+            .groups
+            .iter()
+            .flat_map(|group| &group.include)
+            .map(|term| term_tsquery(term, Phrase::AnyOf))
+            .collect();
+        words.join(" | ")
+    }
 }
 
 /// How a phrase's lexemes are joined in a `tsquery`: in order and next to each other (the
-/// query itself), or merely all there (its candidates, see `to_candidate_tsquery`).
+/// query itself), merely all there (its candidates, see `to_candidate_tsquery`), or any
+/// of them (what its rank counts, see `to_rank_tsquery`).
 #[derive(Clone, Copy)]
 enum Phrase {
     InOrder,
     AllOf,
+    AnyOf,
 }
 
 impl Phrase {
@@ -110,6 +129,15 @@ impl Phrase {
         match self {
             Phrase::InOrder => " <-> ",
             Phrase::AllOf => " & ",
+            Phrase::AnyOf => " | ",
+        }
+    }
+
+    /// How the parts of a term (its phrases and CJK tokens) are joined.
+    fn parts_joiner(self) -> &'static str {
+        match self {
+            Phrase::InOrder | Phrase::AllOf => " & ",
+            Phrase::AnyOf => " | ",
         }
     }
 }
@@ -240,14 +268,16 @@ fn term_tsquery(term: &Term, phrase: Phrase) -> String {
     if !latin.is_empty() {
         parts.push(phrase_tsquery(&latin, phrase));
     }
-    all_of_tsquery(parts)
+    joined_tsquery(parts, phrase)
 }
 
-fn all_of_tsquery(parts: Vec<String>) -> String {
+/// The parts of a term, all of them (any of them for a rank), in parentheses when there
+/// is more than one.
+fn joined_tsquery(parts: Vec<String>, phrase: Phrase) -> String {
     if parts.len() == 1 {
         parts.concat()
     } else {
-        format!("({})", parts.join(" & "))
+        format!("({})", parts.join(phrase.parts_joiner()))
     }
 }
 
@@ -275,9 +305,9 @@ fn cjk_token_tsquery(token: &str, phrase: Phrase) -> String {
         }
     }
     if mixed {
-        format!("({} | {})", lexeme(token), all_of_tsquery(parts))
+        format!("({} | {})", lexeme(token), joined_tsquery(parts, phrase))
     } else {
-        all_of_tsquery(parts)
+        joined_tsquery(parts, phrase)
     }
 }
 
@@ -588,6 +618,7 @@ mod tests {
             if let Ok(query) = SearchQuery::parse(input) {
                 assert_only_our_syntax(&query.to_fts5());
                 let _ = query.to_tsquery();
+                let _ = query.to_rank_tsquery();
             }
             assert!(started.elapsed() < std::time::Duration::from_millis(100));
         }
@@ -731,6 +762,7 @@ mod tests {
                 Ok(query) => {
                     assert!(query.groups.iter().all(|g| !g.include.is_empty()));
                     assert_only_our_syntax(&query.to_fts5());
+                    assert!(!query.to_rank_tsquery().is_empty(), "{input:?}");
                 }
                 Err(QueryError::Empty) => {}
             }
@@ -752,6 +784,16 @@ mod tests {
             "('a' & ('b' & 'c')) | ('g')"
         );
         assert!(!parse("東京タワー").to_candidate_tsquery().contains("<->"));
+    }
+
+    #[test]
+    fn a_querys_rank_counts_any_included_word_and_no_excluded_one() {
+        assert_eq!(
+            parse("a \"b c\" -d -\"e f\" or g").to_rank_tsquery(),
+            "'a' | ('b' | 'c') | 'g'"
+        );
+        let cjk = parse("東京タワー").to_rank_tsquery();
+        assert!(!cjk.contains("<->") && !cjk.contains('&'), "{cjk}");
     }
 
     #[test]

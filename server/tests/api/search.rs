@@ -136,6 +136,31 @@ async fn the_relevance_corpus_finds_what_each_query_is_for() {
 }
 
 #[tokio::test]
+async fn an_exclusion_leaves_the_rank_to_the_words_asked_for_on_both_databases() {
+    let app = spawn_app().await;
+    // The word in the title of the older, longer note; only in the body of the newer,
+    // shorter one. Ranked by every word of the query, an excluded word (which no match
+    // holds) would leave both the same rank, and the shorter, newer note would come first.
+    app.create(
+        "Lighthouse keeper",
+        "Evenings at the lighthouse, the long winter by the sea and the turning light.",
+    )
+    .await;
+    app.create("Errands", "lighthouse").await;
+    for q in [
+        "lighthouse",
+        "lighthouse -zebra",
+        "lighthouse -\"blue whale\"",
+    ] {
+        assert_eq!(
+            titles(&search(&app, q).await),
+            ["Lighthouse keeper", "Errands"],
+            "query {q:?}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn a_snippet_is_escaped_text_with_only_mark_as_markup() {
     let app = corpus().await;
     let page = search(&app, "htmltesting").await;
@@ -536,6 +561,18 @@ async fn a_word_in_more_notes_than_are_ranked_ranks_the_newest_of_them_on_both_d
         "{:?}",
         titles(&page)
     );
+    // The same broad search asking for a tag the many notes and the new one carry (the
+    // tags come before the rank among the query's parameters on PostgreSQL).
+    sqlx::query(
+        "INSERT INTO note_tags (scope, note_id, tag) SELECT scope, id, 'bulk' FROM notes \
+         WHERE id LIKE 'many-%' OR title = 'Common ground'",
+    )
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    let tagged = search(&app, "common #bulk").await;
+    assert_eq!(first(&tagged), "Common ground");
+    assert_eq!(tagged.results.len(), page.results.len());
 }
 
 #[tokio::test]
@@ -566,6 +603,7 @@ async fn a_search_on_postgresql_is_planned_on_the_scoped_index_whatever_the_word
         .bind(&bea)
         .bind(21_i64)
         .bind(0_i64)
+        .bind(query.to_rank_tsquery())
         .fetch_all(&app.pool)
         .await
         .unwrap();

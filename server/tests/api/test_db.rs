@@ -250,15 +250,15 @@ async fn make_template(name: &str) {
     // Two runs of the suite at once make it once (advisory locks are per database: runs
     // whose URLs name different databases do not see each other's). Waiting is bounded:
     // a stuck session holding the lock fails the run with a message, not a hang.
-    for statement in [
-        "SET lock_timeout = '120s'",
-        "SELECT pg_advisory_lock(7461504331)",
-    ] {
-        admin
-            .execute(statement)
-            .await
-            .expect("the template's lock (held by another session for 2 minutes?)");
-    }
+    run_on(
+        &mut admin,
+        [
+            "SET lock_timeout = '120s'".to_owned(),
+            "SELECT pg_advisory_lock(7461504331)".to_owned(),
+        ],
+        "the template's lock (held by another session for 2 minutes?)",
+    )
+    .await;
     let exists: bool =
         sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)")
             .bind(name)
@@ -269,15 +269,15 @@ async fn make_template(name: &str) {
         // Made under another name and renamed when whole: a run that dies meanwhile
         // leaves no template half made.
         let making = format!("{name}_making");
-        for statement in [
-            format!("DROP DATABASE IF EXISTS {making} WITH (FORCE)"),
-            format!("CREATE DATABASE {making}"),
-        ] {
-            admin
-                .execute(statement.as_str())
-                .await
-                .expect("the template's database");
-        }
+        run_on(
+            &mut admin,
+            [
+                format!("DROP DATABASE IF EXISTS {making} WITH (FORCE)"),
+                format!("CREATE DATABASE {making}"),
+            ],
+            "the template's database",
+        )
+        .await;
         let config = server::config::Config::for_tests(database_url(&making));
         let store = server::storage::store::Store::open(&config)
             .await
@@ -299,16 +299,16 @@ async fn make_template(name: &str) {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
         assert_eq!(connected, 0, "connections to {making} stayed open for 10 s");
-        for statement in [
-            format!("ALTER DATABASE {making} RENAME TO {name}"),
-            // Copied only, never connected to (a connection would stop every copy).
-            format!("ALTER DATABASE {name} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false"),
-        ] {
-            admin
-                .execute(statement.as_str())
-                .await
-                .expect("the template is named and closed");
-        }
+        run_on(
+            &mut admin,
+            [
+                format!("ALTER DATABASE {making} RENAME TO {name}"),
+                // Copied only, never connected to (a connection would stop every copy).
+                format!("ALTER DATABASE {name} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false"),
+            ],
+            "the template is named and closed",
+        )
+        .await;
         drop_unused_templates(&mut admin, name).await;
     }
     admin
@@ -389,6 +389,16 @@ async fn admin_connection() -> AnyConnection {
         .unwrap_or_else(|error| {
             panic!("PostgreSQL at {server} is needed for ONCENOTE_TEST_DATABASE=postgres: {error}")
         })
+}
+
+/// Runs `statements` in turn on the admin connection; `what` names them if one fails.
+async fn run_on<const N: usize>(admin: &mut AnyConnection, statements: [String; N], what: &str) {
+    for statement in statements {
+        admin
+            .execute(statement.as_str())
+            .await
+            .unwrap_or_else(|error| panic!("{what}: {statement}: {error}"));
+    }
 }
 
 async fn run(pool: &AnyPool, statements: &[&str]) {
