@@ -1,11 +1,12 @@
 //! The SQLite implementation: one file, WAL, `synchronous=FULL`.
 //!
-//! - Two pools. Writes go through a pool of exactly one connection, so a write waiting
-//!   for its turn waits for that connection and holds nothing else; reads (pages, lists,
-//!   replays, `/healthz`) use a pool of their own and, with WAL, never wait for a writer.
-//! - Idempotent writes are jobs for one writing task ([`writer`]), which commits the
-//!   writes that arrive together in one transaction (each in its own savepoint): one
-//!   fsync for a batch, every answer sent after its batch is on disk.
+//! - Two pools and the writer's connection. Idempotent writes are jobs for one writing
+//!   thread ([`writer`]) on a connection of its own, which commits the writes that arrive
+//!   together in one transaction (each in its own savepoint): one fsync for a batch, every
+//!   answer sent after its batch is on disk. The other writes (accounts, sessions, files,
+//!   sweeps) go through a pool of exactly one connection, so such a write waiting for its
+//!   turn waits for that connection and holds nothing else; reads (pages, lists, replays,
+//!   `/healthz`) use a pool of their own and, with WAL, never wait for a writer.
 //! - `synchronous=FULL` fsyncs the WAL at every commit: an answer is only sent for a write
 //!   that is on disk and survives a crash or a power loss.
 //! - A write transaction is `BEGIN IMMEDIATE`: it holds SQLite's write lock from its
@@ -40,7 +41,7 @@ use super::feed::FeedSignal;
 pub struct SqliteStore {
     pub(super) writer: SqlitePool,
     pub(super) reader: SqlitePool,
-    /// Idempotent writes, committed in groups on `writer`.
+    /// Idempotent writes, committed in groups on the writing thread's own connection.
     writes: writer::WriteQueue,
     /// Raised after a write commits, for the live streams of its person.
     pub(super) feed: FeedSignal,

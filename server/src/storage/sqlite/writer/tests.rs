@@ -1,18 +1,24 @@
 use std::time::Duration;
 
+use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
 
 use super::*;
 use crate::records::StoredAnswer;
 
-async fn pool(dir: &tempfile::TempDir) -> SqlitePool {
-    let options = SqliteConnectOptions::new()
+/// How the writer's connection is opened in these tests.
+fn options(dir: &tempfile::TempDir) -> SqliteConnectOptions {
+    SqliteConnectOptions::new()
         .filename(dir.path().join("writes.db"))
         .create_if_missing(true)
-        .journal_mode(SqliteJournalMode::Wal);
+        .journal_mode(SqliteJournalMode::Wal)
+}
+
+/// Another connection to the database, with the table `t` made.
+async fn pool(dir: &tempfile::TempDir) -> SqlitePool {
     let pool = SqlitePoolOptions::new()
         .max_connections(1)
-        .connect_with(options)
+        .connect_with(options(dir))
         .await
         .unwrap();
     sqlx::query("CREATE TABLE t (n INTEGER NOT NULL)")
@@ -22,10 +28,13 @@ async fn pool(dir: &tempfile::TempDir) -> SqlitePool {
     pool
 }
 
-/// A job inserting `n`, then failing if `fail`.
+const INSERT: &str = "INSERT INTO t (n) VALUES (?)";
+
+/// A job inserting `n` (its statement cached, as the store's writes are), then failing
+/// if `fail`.
 fn insert(n: i64, fail: bool) -> WriteJob {
     Box::new(move |connection| {
-        connection.execute("INSERT INTO t (n) VALUES (?)", [n])?;
+        connection.prepare_cached(INSERT)?.execute([n])?;
         if fail {
             return Err(StorageError::Refused("refused".into()));
         }
@@ -47,6 +56,12 @@ fn send_all(
         .collect()
 }
 
+/// Holds SQLite's write lock from another connection until rolled back, so that the
+/// writer's next batch waits for it and the jobs sent meanwhile queue behind.
+async fn hold_write_lock(pool: &SqlitePool) -> sqlx::Transaction<'static, sqlx::Sqlite> {
+    pool.begin_with("BEGIN IMMEDIATE").await.unwrap()
+}
+
 async fn rows(pool: &SqlitePool) -> Vec<i64> {
     sqlx::query_scalar("SELECT n FROM t ORDER BY n")
         .fetch_all(pool)
@@ -58,14 +73,14 @@ async fn rows(pool: &SqlitePool) -> Vec<i64> {
 async fn writes_queued_together_commit_together_and_a_failing_one_rolls_back_alone() {
     let dir = tempfile::tempdir().unwrap();
     let pool = pool(&dir).await;
-    let queue = WriteQueue::start(pool.clone(), 64, Duration::from_secs(5));
-    // Hold the write connection so the first job waits and the others queue behind it.
-    let held = pool.acquire().await.unwrap();
+    let queue = WriteQueue::start(options(&dir), 64, Duration::from_secs(5));
+    // Hold the write lock so the first job waits and the others queue behind it.
+    let held = hold_write_lock(&pool).await;
     let writes = send_all(&queue, [(1, false), (2, true), (3, false), (4, false)]);
     tokio::time::sleep(Duration::from_millis(200)).await;
     // Nothing is answered before the commit.
     assert!(writes.iter().all(|w| !w.is_finished()));
-    drop(held);
+    held.rollback().await.unwrap();
     let mut outcomes = Vec::new();
     for write in writes {
         outcomes.push(write.await.unwrap().is_ok());
@@ -79,14 +94,14 @@ async fn writes_queued_together_commit_together_and_a_failing_one_rolls_back_alo
 async fn a_first_write_that_fails_is_rolled_back_and_the_writes_behind_it_still_commit() {
     let dir = tempfile::tempdir().unwrap();
     let pool = pool(&dir).await;
-    let queue = WriteQueue::start(pool.clone(), 64, Duration::from_secs(5));
-    let held = pool.acquire().await.unwrap();
+    let queue = WriteQueue::start(options(&dir), 64, Duration::from_secs(5));
+    let held = hold_write_lock(&pool).await;
     // The failing write is first in the queue; the others queue behind it.
     let first = send_all(&queue, [(1, true)]);
     tokio::time::sleep(Duration::from_millis(50)).await;
     let rest = send_all(&queue, [(2, false), (3, false)]);
     tokio::time::sleep(Duration::from_millis(100)).await;
-    drop(held);
+    held.rollback().await.unwrap();
     for write in first {
         assert!(write.await.unwrap().is_err());
     }
@@ -105,11 +120,11 @@ async fn a_first_write_that_fails_is_rolled_back_and_the_writes_behind_it_still_
 async fn a_batch_is_never_larger_than_its_bound() {
     let dir = tempfile::tempdir().unwrap();
     let pool = pool(&dir).await;
-    let queue = WriteQueue::start(pool.clone(), 2, Duration::from_secs(5));
-    let held = pool.acquire().await.unwrap();
+    let queue = WriteQueue::start(options(&dir), 2, Duration::from_secs(5));
+    let held = hold_write_lock(&pool).await;
     let writes = send_all(&queue, (1..=5).map(|n| (n, false)));
     tokio::time::sleep(Duration::from_millis(100)).await;
-    drop(held);
+    held.rollback().await.unwrap();
     for write in writes {
         write.await.unwrap().unwrap();
     }
@@ -121,11 +136,11 @@ async fn a_batch_is_never_larger_than_its_bound() {
 async fn writes_that_waited_past_the_bound_are_answered_busy_without_running() {
     let dir = tempfile::tempdir().unwrap();
     let pool = pool(&dir).await;
-    let queue = WriteQueue::start(pool.clone(), 64, Duration::from_millis(100));
-    let held = pool.acquire().await.unwrap();
+    let queue = WriteQueue::start(options(&dir), 64, Duration::from_millis(100));
+    let held = hold_write_lock(&pool).await;
     let writes = send_all(&queue, (1..=4).map(|n| (n, false)));
     tokio::time::sleep(Duration::from_millis(300)).await;
-    drop(held);
+    held.rollback().await.unwrap();
     let mut busy = 0;
     for write in writes {
         match write.await.unwrap() {
@@ -144,7 +159,7 @@ async fn writes_that_waited_past_the_bound_are_answered_busy_without_running() {
 async fn a_write_that_panics_is_rolled_back_and_the_writer_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let pool = pool(&dir).await;
-    let queue = WriteQueue::start(pool.clone(), 64, Duration::from_secs(5));
+    let queue = WriteQueue::start(options(&dir), 64, Duration::from_secs(5));
     let panicking: WriteJob = Box::new(|connection| {
         connection.execute("INSERT INTO t (n) VALUES (9)", [])?;
         panic!("a bug in a write");
@@ -159,25 +174,71 @@ async fn a_write_that_meets_a_full_database_is_answered_storage_full_and_nothing
     let dir = tempfile::tempdir().unwrap();
     let pool = pool(&dir).await;
     insert_directly(&pool, 1).await;
-    // The pool's one connection may not grow the file past its size now.
-    sqlx::query("PRAGMA max_page_count = 1")
-        .execute(&pool)
-        .await
-        .unwrap();
-    let queue = WriteQueue::start(pool.clone(), 64, Duration::from_secs(5));
+    // The writer's connection may not grow the file past its size now.
+    let queue = WriteQueue::start(
+        options(&dir).pragma("max_page_count", "1"),
+        64,
+        Duration::from_secs(5),
+    );
     let big: WriteJob = Box::new(|connection| {
         connection.execute("INSERT INTO t (n) VALUES (zeroblob(100000))", [])?;
         Ok(answer())
     });
     assert!(matches!(queue.write(big).await, Err(StorageError::Full)));
     assert_eq!(rows(&pool).await, [1]);
-    // Room again (a new limit, or a new connection after the failed batch).
-    sqlx::query("PRAGMA max_page_count = 100000")
-        .execute(&pool)
-        .await
-        .unwrap();
+    // Room again: the writer goes on.
+    let grow: WriteJob = Box::new(|connection| {
+        connection.pragma_update(None, "max_page_count", 100_000)?;
+        Ok(answer())
+    });
+    queue.write(grow).await.unwrap();
     queue.write(insert(2, false)).await.unwrap();
     assert_eq!(rows(&pool).await, [1, 2]);
+}
+
+/// The SQL of every statement prepared on `connection` now.
+fn prepared_statements(connection: &Connection) -> Vec<String> {
+    let mut found = Vec::new();
+    // SAFETY: read-only walk of the connection's own list of statements, on the thread
+    // that holds the connection, with no statement finalized meanwhile.
+    unsafe {
+        let handle = connection.handle();
+        let mut statement = rusqlite::ffi::sqlite3_next_stmt(handle, std::ptr::null_mut());
+        while !statement.is_null() {
+            let sql = rusqlite::ffi::sqlite3_sql(statement);
+            if !sql.is_null() {
+                found.push(std::ffi::CStr::from_ptr(sql).to_string_lossy().into_owned());
+            }
+            statement = rusqlite::ffi::sqlite3_next_stmt(handle, statement);
+        }
+    }
+    found
+}
+
+#[tokio::test]
+async fn a_write_finds_the_statements_of_the_batches_before_it_still_prepared() {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = pool(&dir).await;
+    let queue = WriteQueue::start(options(&dir), 64, Duration::from_secs(5));
+    queue.write(insert(1, false)).await.unwrap();
+    // Another batch, after the first committed: its statements were prepared by the first.
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let look: WriteJob = Box::new({
+        let seen = seen.clone();
+        move |connection| {
+            *seen.lock().unwrap() = prepared_statements(connection);
+            Ok(answer())
+        }
+    });
+    queue.write(look).await.unwrap();
+    let seen = seen.lock().unwrap().clone();
+    assert!(
+        seen.iter().any(|sql| sql == INSERT),
+        "the insert prepared by the batch before is still prepared: {seen:?}"
+    );
+    assert!(seen.iter().any(|sql| sql == "BEGIN IMMEDIATE"), "{seen:?}");
+    assert_eq!(queue.commits(), 2);
+    assert_eq!(rows(&pool).await, [1]);
 }
 
 fn answer() -> Answer {
@@ -198,8 +259,8 @@ async fn insert_directly(pool: &SqlitePool, n: i64) {
 #[tokio::test]
 async fn a_lone_write_is_committed_without_waiting_for_company() {
     let dir = tempfile::tempdir().unwrap();
-    let pool = pool(&dir).await;
-    let queue = WriteQueue::start(pool.clone(), 64, Duration::from_secs(5));
+    let _made = pool(&dir).await;
+    let queue = WriteQueue::start(options(&dir), 64, Duration::from_secs(5));
     queue.write(insert(1, false)).await.unwrap();
     // Answered means committed: another connection sees it.
     let other = SqlitePoolOptions::new()
