@@ -3,9 +3,10 @@
 //!
 //! Not a job of the group-commit writer: a file is one large write of its own (up to a
 //! hundred chunk rows), which shares nothing with the notes' small writes, and its outcome
-//! (stored, already there, over quota) is not a note write's answer. It takes the one
-//! write connection like the sweeps do, so it still never runs beside another write; a
-//! write that waits longer than `key_wait` for the connection is 503 `database-busy`.
+//! (stored, already there, over quota) is not a note write's answer. It takes the write
+//! pool's one connection like the sweeps do — the process's turn to write, which the
+//! group-commit writer takes for each batch too — so it never runs beside another write;
+//! a write that waits longer than `key_wait` for it is 503 `database-busy`.
 
 use std::path::Path;
 

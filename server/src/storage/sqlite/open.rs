@@ -69,7 +69,8 @@ impl SqliteStore {
             .connect_with(options.pragma("query_only", "ON"))
             .await
             .with_context(|| format!("could not open the database at {url} for reading"))?;
-        let writes = writer::WriteQueue::start(writer_options, write_batch, key_wait);
+        let writes =
+            writer::WriteQueue::start(writer_options, writer.clone(), write_batch, key_wait);
         Ok(Self {
             writer,
             reader,

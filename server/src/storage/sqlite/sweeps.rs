@@ -38,7 +38,8 @@ impl SqliteStore {
     pub async fn empty_trash_before(&self, cutoff: &str, now: &str) -> Result<u64, StorageError> {
         let (pool, runtime) = (self.writer.clone(), tokio::runtime::Handle::current());
         let (cutoff, now) = (cutoff.to_owned(), now.to_owned());
-        // On the write connection's handle, as the writes of notes run (`purge_note`).
+        // On the write pool's connection's handle, through rusqlite, as the writes of
+        // notes run on the writer's (`purge_note`).
         tokio::task::spawn_blocking(move || {
             let mut emptied = 0;
             loop {

@@ -15,10 +15,13 @@
 //! lone create spent a third of its instructions preparing its statements when the
 //! handle was lent from sqlx's pool for each batch (callgrind, 2026-12-05).
 //!
-//! The store's other writes (accounts, sessions, files, sweeps) run on sqlx's write pool,
-//! a second connection: the two take turns through SQLite's write lock (`BEGIN
-//! IMMEDIATE`, waiting up to the busy timeout, `key_wait`), as two processes on one file
-//! do.
+//! The store's other writes (accounts, sessions, files, sweeps) run on sqlx's write pool
+//! of one connection. Each batch takes that connection too, unused, for its turn: the
+//! process's writes take turns first come, first served (sqlx's pool queue), as they did
+//! when the batch wrote on it, rather than racing for SQLite's write lock, whose busy
+//! handler polls (up to 100 ms apart) and lets a steady stream of writes on one
+//! connection starve the other. SQLite's lock (`BEGIN IMMEDIATE`, the busy timeout
+//! `key_wait`) still keeps writes of other processes on the same file apart.
 //!
 //! Nothing waits for company: a lone job is committed at once. A batch takes the jobs
 //! that queued while the previous commit ran, and those arriving while it runs its own,
@@ -37,6 +40,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
+use sqlx::SqlitePool;
 use sqlx::sqlite::SqliteConnectOptions;
 use tokio::sync::{mpsc, oneshot};
 
@@ -73,14 +77,21 @@ const QUEUE_ROOM: usize = 4096;
 
 impl WriteQueue {
     /// Starts the writing thread, which writes on a connection of its own opened with
-    /// `options`, committing at most `batch` jobs at a time; a job waits at most
-    /// `key_wait` for its turn. Called inside the runtime, which the connection's worker
-    /// uses.
-    pub fn start(options: SqliteConnectOptions, batch: usize, key_wait: Duration) -> Self {
+    /// `options`, each batch in its turn on `turn` (the write pool, whose one connection
+    /// the store's other writes use), committing at most `batch` jobs at a time; a job
+    /// waits at most `key_wait` for its turn. Called inside the runtime, whose timers the
+    /// pool's waits use.
+    pub fn start(
+        options: SqliteConnectOptions,
+        turn: SqlitePool,
+        batch: usize,
+        key_wait: Duration,
+    ) -> Self {
         let (jobs, queued) = mpsc::channel(QUEUE_ROOM);
         let commits = Arc::new(AtomicU64::new(0));
         let writer = Writer {
             options,
+            turn,
             runtime: tokio::runtime::Handle::current(),
             batch: batch.max(1),
             key_wait,
@@ -131,7 +142,9 @@ fn stopped() -> StorageError {
 struct Writer {
     /// How the writer's own connection is opened.
     options: SqliteConnectOptions,
-    /// The runtime the connection's opening and closing run on.
+    /// The write pool: holding its one connection is the process's turn to write.
+    turn: SqlitePool,
+    /// The runtime the connection's opening and closing, and the turn's waits, run on.
     runtime: tokio::runtime::Handle,
     batch: usize,
     key_wait: Duration,
@@ -152,12 +165,10 @@ impl Writer {
             let held = hold(&self.runtime, &self.options, |connection| {
                 let mut next = first.take();
                 while let Some(job) = next.take().or_else(|| queued.blocking_recv()) {
-                    if let Some(job) = self.next_in_time(&mut queued, Some(job))
-                        && let Some(writes) = self.batch_on(connection, &mut queued, job)
-                    {
-                        tracing::debug!(writes, "committed a batch of writes");
+                    if let Some(job) = self.next_in_time(&mut queued, Some(job)) {
+                        self.batch_in_turn(connection, &mut queued, job);
                     }
-                    if connection.is_discarded() {
+                    if connection.is_discarded() || !connection.is_autocommit() {
                         return;
                     }
                 }
@@ -195,6 +206,25 @@ impl Writer {
         } else {
             None
         }
+    }
+
+    /// One batch, in the process's turn to write: the write pool's one connection is
+    /// taken (waiting at most `key_wait`, in line with the store's other writes: sqlx's
+    /// pool is first come, first served) and held, unused, until the batch is answered.
+    fn batch_in_turn(
+        &self,
+        connection: &mut Lent,
+        queued: &mut mpsc::Receiver<Queued>,
+        first: Queued,
+    ) {
+        let turn = match self.runtime.block_on(self.turn.acquire()) {
+            Ok(turn) => turn,
+            Err(error) => return refuse_all_queued(queued, first, error.into()),
+        };
+        if let Some(writes) = self.batch_on(connection, queued, first) {
+            tracing::debug!(writes, "committed a batch of writes");
+        }
+        drop(turn);
     }
 
     /// One transaction on the write connection: `first`, then whatever is queued, up to
@@ -262,7 +292,7 @@ impl Writer {
     }
 }
 
-/// Runs one statement of the batch's own (prepared once per batch).
+/// Runs one statement of the batch's own (prepared once per connection).
 fn execute(connection: &Connection, sql: &str) -> Result<(), rusqlite::Error> {
     connection.prepare_cached(sql)?.execute([])?;
     Ok(())

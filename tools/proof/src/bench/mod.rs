@@ -12,6 +12,7 @@ pub mod files;
 pub mod latency;
 pub mod lists;
 pub mod live;
+pub mod lone;
 pub mod page;
 pub mod people;
 pub mod postgres;

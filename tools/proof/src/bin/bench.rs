@@ -13,7 +13,7 @@ use proof::bench::lists::ListFigures;
 use proof::bench::people::{people, sqlite_database, start_server};
 use proof::bench::report::{self, Measured, Report};
 use proof::bench::search::{SearchFigures, SearchServer};
-use proof::bench::{burst, disk, files, latency, live, page, postgres, wasm, writes};
+use proof::bench::{burst, disk, files, latency, live, lone, page, postgres, wasm, writes};
 
 #[derive(Parser, Debug)]
 #[command(about = "Measures oncenote's save path against its baselines")]
@@ -38,11 +38,12 @@ struct Args {
     #[arg(long, default_value_t = 40)]
     saves: usize,
     /// Only one part of the run, its figures printed (no JSON): `writes` (plain inserts
-    /// against idempotent creates on SQLite, with the server's CPU per request),
-    /// `postgres` (the write and search figures on PostgreSQL), `live` (change → event
-    /// latency, idle streams' memory), `files` (a 10 MiB upload's throughput, memory
-    /// during 8 parallel 25 MiB uploads), `page` (the page in Chromium over 100,000
-    /// notes: click → Saved, a search from the box, Lighthouse; and the wasm's size).
+    /// against idempotent creates on SQLite, with the server's CPU per request, and a
+    /// lone create's p99 with group commit and with one commit each), `postgres` (the
+    /// write and search figures on PostgreSQL), `live` (change → event latency, idle
+    /// streams' memory), `files` (a 10 MiB upload's throughput, memory during 8 parallel
+    /// 25 MiB uploads), `page` (the page in Chromium over 100,000 notes: click → Saved, a
+    /// search from the box, Lighthouse; and the wasm's size).
     #[arg(long, value_enum)]
     only: Option<Part>,
 }
@@ -75,6 +76,13 @@ async fn main() -> anyhow::Result<()> {
                         .await?;
                 report::print_create_targets("SQLite", &cells);
                 server.kill()?;
+                let lone =
+                    lone::group_commit_vs_one_commit_each(&args.server, &dir, &client, seconds)
+                        .await?;
+                println!(
+                    "a lone create's p99: {:.2} ms with group commit, {:.2} ms with one commit each",
+                    lone.group_commit_p99_ms, lone.one_commit_each_p99_ms
+                );
             }
             Part::Postgres => {
                 if let Some(pg) =
@@ -163,6 +171,7 @@ async fn main() -> anyhow::Result<()> {
         seconds,
     )
     .await?;
+    let lone = lone::group_commit_vs_one_commit_each(&args.server, &dir, &client, seconds).await?;
 
     let (search, lists, page) = search_lists_and_page(&args, &dir, &client).await?;
 
@@ -186,6 +195,7 @@ async fn main() -> anyhow::Result<()> {
         bursts,
         latency,
         one_commit_each,
+        lone,
         search,
         lists,
         page,

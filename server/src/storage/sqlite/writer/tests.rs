@@ -14,11 +14,17 @@ fn options(dir: &tempfile::TempDir) -> SqliteConnectOptions {
         .journal_mode(SqliteJournalMode::Wal)
 }
 
-/// Another connection to the database, with the table `t` made.
+/// The write pool (the writer's turn, and the store's other writes), with the table `t`
+/// made.
 async fn pool(dir: &tempfile::TempDir) -> SqlitePool {
+    pool_with(options(dir)).await
+}
+
+/// [`pool`] on connections opened with `options`.
+async fn pool_with(options: SqliteConnectOptions) -> SqlitePool {
     let pool = SqlitePoolOptions::new()
         .max_connections(1)
-        .connect_with(options(dir))
+        .connect_with(options)
         .await
         .unwrap();
     sqlx::query("CREATE TABLE t (n INTEGER NOT NULL)")
@@ -56,12 +62,6 @@ fn send_all(
         .collect()
 }
 
-/// Holds SQLite's write lock from another connection until rolled back, so that the
-/// writer's next batch waits for it and the jobs sent meanwhile queue behind.
-async fn hold_write_lock(pool: &SqlitePool) -> sqlx::Transaction<'static, sqlx::Sqlite> {
-    pool.begin_with("BEGIN IMMEDIATE").await.unwrap()
-}
-
 async fn rows(pool: &SqlitePool) -> Vec<i64> {
     sqlx::query_scalar("SELECT n FROM t ORDER BY n")
         .fetch_all(pool)
@@ -73,14 +73,15 @@ async fn rows(pool: &SqlitePool) -> Vec<i64> {
 async fn writes_queued_together_commit_together_and_a_failing_one_rolls_back_alone() {
     let dir = tempfile::tempdir().unwrap();
     let pool = pool(&dir).await;
-    let queue = WriteQueue::start(options(&dir), 64, Duration::from_secs(5));
-    // Hold the write lock so the first job waits and the others queue behind it.
-    let held = hold_write_lock(&pool).await;
+    let queue = WriteQueue::start(options(&dir), pool.clone(), 64, Duration::from_secs(5));
+    // Hold the process's turn to write (the write pool's connection) so the first job
+    // waits and the others queue behind it.
+    let held = pool.acquire().await.unwrap();
     let writes = send_all(&queue, [(1, false), (2, true), (3, false), (4, false)]);
     tokio::time::sleep(Duration::from_millis(200)).await;
     // Nothing is answered before the commit.
     assert!(writes.iter().all(|w| !w.is_finished()));
-    held.rollback().await.unwrap();
+    drop(held);
     let mut outcomes = Vec::new();
     for write in writes {
         outcomes.push(write.await.unwrap().is_ok());
@@ -94,14 +95,14 @@ async fn writes_queued_together_commit_together_and_a_failing_one_rolls_back_alo
 async fn a_first_write_that_fails_is_rolled_back_and_the_writes_behind_it_still_commit() {
     let dir = tempfile::tempdir().unwrap();
     let pool = pool(&dir).await;
-    let queue = WriteQueue::start(options(&dir), 64, Duration::from_secs(5));
-    let held = hold_write_lock(&pool).await;
+    let queue = WriteQueue::start(options(&dir), pool.clone(), 64, Duration::from_secs(5));
+    let held = pool.acquire().await.unwrap();
     // The failing write is first in the queue; the others queue behind it.
     let first = send_all(&queue, [(1, true)]);
     tokio::time::sleep(Duration::from_millis(50)).await;
     let rest = send_all(&queue, [(2, false), (3, false)]);
     tokio::time::sleep(Duration::from_millis(100)).await;
-    held.rollback().await.unwrap();
+    drop(held);
     for write in first {
         assert!(write.await.unwrap().is_err());
     }
@@ -120,11 +121,11 @@ async fn a_first_write_that_fails_is_rolled_back_and_the_writes_behind_it_still_
 async fn a_batch_is_never_larger_than_its_bound() {
     let dir = tempfile::tempdir().unwrap();
     let pool = pool(&dir).await;
-    let queue = WriteQueue::start(options(&dir), 2, Duration::from_secs(5));
-    let held = hold_write_lock(&pool).await;
+    let queue = WriteQueue::start(options(&dir), pool.clone(), 2, Duration::from_secs(5));
+    let held = pool.acquire().await.unwrap();
     let writes = send_all(&queue, (1..=5).map(|n| (n, false)));
     tokio::time::sleep(Duration::from_millis(100)).await;
-    held.rollback().await.unwrap();
+    drop(held);
     for write in writes {
         write.await.unwrap().unwrap();
     }
@@ -136,11 +137,11 @@ async fn a_batch_is_never_larger_than_its_bound() {
 async fn writes_that_waited_past_the_bound_are_answered_busy_without_running() {
     let dir = tempfile::tempdir().unwrap();
     let pool = pool(&dir).await;
-    let queue = WriteQueue::start(options(&dir), 64, Duration::from_millis(100));
-    let held = hold_write_lock(&pool).await;
+    let queue = WriteQueue::start(options(&dir), pool.clone(), 64, Duration::from_millis(100));
+    let held = pool.acquire().await.unwrap();
     let writes = send_all(&queue, (1..=4).map(|n| (n, false)));
     tokio::time::sleep(Duration::from_millis(300)).await;
-    held.rollback().await.unwrap();
+    drop(held);
     let mut busy = 0;
     for write in writes {
         match write.await.unwrap() {
@@ -159,7 +160,7 @@ async fn writes_that_waited_past_the_bound_are_answered_busy_without_running() {
 async fn a_write_that_panics_is_rolled_back_and_the_writer_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let pool = pool(&dir).await;
-    let queue = WriteQueue::start(options(&dir), 64, Duration::from_secs(5));
+    let queue = WriteQueue::start(options(&dir), pool.clone(), 64, Duration::from_secs(5));
     let panicking: WriteJob = Box::new(|connection| {
         connection.execute("INSERT INTO t (n) VALUES (9)", [])?;
         panic!("a bug in a write");
@@ -177,6 +178,7 @@ async fn a_write_that_meets_a_full_database_is_answered_storage_full_and_nothing
     // The writer's connection may not grow the file past its size now.
     let queue = WriteQueue::start(
         options(&dir).pragma("max_page_count", "1"),
+        pool.clone(),
         64,
         Duration::from_secs(5),
     );
@@ -219,7 +221,7 @@ fn prepared_statements(connection: &Connection) -> Vec<String> {
 async fn a_write_finds_the_statements_of_the_batches_before_it_still_prepared() {
     let dir = tempfile::tempdir().unwrap();
     let pool = pool(&dir).await;
-    let queue = WriteQueue::start(options(&dir), 64, Duration::from_secs(5));
+    let queue = WriteQueue::start(options(&dir), pool.clone(), 64, Duration::from_secs(5));
     queue.write(insert(1, false)).await.unwrap();
     // Another batch, after the first committed: its statements were prepared by the first.
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
@@ -259,8 +261,8 @@ async fn insert_directly(pool: &SqlitePool, n: i64) {
 #[tokio::test]
 async fn a_lone_write_is_committed_without_waiting_for_company() {
     let dir = tempfile::tempdir().unwrap();
-    let _made = pool(&dir).await;
-    let queue = WriteQueue::start(options(&dir), 64, Duration::from_secs(5));
+    let pool = pool(&dir).await;
+    let queue = WriteQueue::start(options(&dir), pool.clone(), 64, Duration::from_secs(5));
     queue.write(insert(1, false)).await.unwrap();
     // Answered means committed: another connection sees it.
     let other = SqlitePoolOptions::new()
@@ -268,4 +270,51 @@ async fn a_lone_write_is_committed_without_waiting_for_company() {
         .await
         .unwrap();
     assert_eq!(rows(&other).await, [1]);
+}
+
+#[tokio::test]
+async fn another_write_on_the_pool_gets_its_turn_between_batches_of_a_steady_stream_of_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    // The other write gives up after 200 ms of waiting for SQLite's write lock: racing
+    // for it against a writer that is nearly always in a batch, it would lose.
+    let pool = pool_with(options(&dir).busy_timeout(Duration::from_millis(200))).await;
+    let queue = WriteQueue::start(options(&dir), pool.clone(), 1, Duration::from_secs(5));
+    // Four clients writing back to back, each write holding its batch open for 5 ms.
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let streams: Vec<_> = (0..4)
+        .map(|client| {
+            let (queue, stop) = (queue.clone(), stop.clone());
+            tokio::spawn(async move {
+                let mut n = client * 1_000_000;
+                while !stop.load(Ordering::Relaxed) {
+                    n += 1;
+                    let slow: WriteJob = Box::new(move |connection| {
+                        connection.prepare_cached(INSERT)?.execute([n])?;
+                        std::thread::sleep(Duration::from_millis(5));
+                        Ok(answer())
+                    });
+                    queue.write(slow).await.unwrap();
+                }
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let before = queue.commits();
+    for n in 1..=5 {
+        sqlx::query("INSERT INTO t (n) VALUES (?)")
+            .bind(-n)
+            .execute(&pool)
+            .await
+            .expect("the pool's write waits for its turn, then finds the lock free");
+    }
+    stop.store(true, Ordering::Relaxed);
+    for stream in streams {
+        stream.await.unwrap();
+    }
+    assert!(queue.commits() > before, "the stream went on meanwhile");
+    let others: i64 = sqlx::query_scalar("SELECT count(*) FROM t WHERE n < 0")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(others, 5);
 }
