@@ -115,6 +115,10 @@ async fn connect_writer(
         let attempt = SqlitePoolOptions::new()
             .max_connections(1)
             .test_before_acquire(false)
+            // Kept for the process's life: nothing is gained by opening it anew, and the
+            // group-commit writer takes it as its turn on a write's path.
+            .idle_timeout(None)
+            .max_lifetime(None)
             .acquire_timeout(key_wait)
             .connect_with(options.clone())
             .await;

@@ -219,7 +219,7 @@ impl Writer {
     ) {
         let turn = match self.runtime.block_on(self.turn.acquire()) {
             Ok(turn) => turn,
-            Err(error) => return refuse_all_queued(queued, first, error.into()),
+            Err(error) => return refuse_all_queued(queued, first, BatchFailure::turn(error)),
         };
         if let Some(writes) = self.batch_on(connection, queued, first) {
             tracing::debug!(writes, "committed a batch of writes");
@@ -313,6 +313,20 @@ fn refuse_all_queued(queued: &mut mpsc::Receiver<Queued>, first: Queued, failure
 struct BatchFailure {
     class: DbFailure,
     message: String,
+}
+
+impl BatchFailure {
+    /// The turn to write not had: past `key_wait`, the process's other writes held it,
+    /// a lock not free in time (503 `database-busy`, as when SQLite's own lock is not),
+    /// not a database out of reach.
+    fn turn(error: sqlx::Error) -> Self {
+        let timed_out = matches!(error, sqlx::Error::PoolTimedOut);
+        let mut failure = Self::from(error);
+        if timed_out {
+            failure.class = DbFailure::Busy;
+        }
+        failure
+    }
 }
 
 impl From<sqlx::Error> for BatchFailure {

@@ -1,12 +1,12 @@
 //! A lone create's latency with group commit and with one commit each, measured alike.
 //!
-//! The run's main server has every cell before this in its file (the plain inserts, the
-//! creates at 16 and 64 clients), and the server of one commit each starts on an empty one:
-//! comparing their 1-client cells set a lone create's p99 against a smaller database, not
-//! against the other way of committing. Here two servers start the same way on new
+//! Until 2026-12-05 the run compared the 1-client cell of its main server (its file
+//! holding the plain inserts' cell before it) with that of a server of one commit each,
+//! started minutes later on an empty file: two moments of a shared machine and two
+//! files, not the two ways of committing. Here two servers start the same way on new
 //! databases of their own — one as deployed (group commit), one with
-//! `ONCENOTE_WRITE_BATCH=1` — and their 1-client cells take turns, so each meets the same
-//! database size and the same moment of the shared machine.
+//! `ONCENOTE_WRITE_BATCH=1` — and their 1-client cells take turns in the order A B B A,
+//! so each meets a database of the same size and, in sum, the same moments.
 
 use std::path::Path;
 use std::time::Duration;
@@ -50,11 +50,20 @@ pub async fn group_commit_vs_one_commit_each(
     let group_person = people(client, &group_base, 1).await?;
     let single_person = people(client, &single_base, 1).await?;
     let (mut group_p99, mut single_p99) = (Vec::new(), Vec::new());
-    for _ in 0..TURNS {
-        let cell = throughput(&group_person, &group_base, "idempotent", 1, seconds).await?;
-        group_p99.push(cell.p99_ms);
-        let cell = throughput(&single_person, &single_base, "idempotent", 1, seconds).await?;
-        single_p99.push(cell.p99_ms);
+    for turn in 0..TURNS {
+        // A B, then B A: neither always goes first.
+        for group_now in [turn % 2 == 0, turn % 2 == 1] {
+            let (person, base, p99s) = if group_now {
+                (&group_person, &group_base, &mut group_p99)
+            } else {
+                (&single_person, &single_base, &mut single_p99)
+            };
+            p99s.push(
+                throughput(person, base, "idempotent", 1, seconds)
+                    .await?
+                    .p99_ms,
+            );
+        }
     }
     group.kill()?;
     single.kill()?;

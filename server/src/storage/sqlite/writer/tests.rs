@@ -17,13 +17,15 @@ fn options(dir: &tempfile::TempDir) -> SqliteConnectOptions {
 /// The write pool (the writer's turn, and the store's other writes), with the table `t`
 /// made.
 async fn pool(dir: &tempfile::TempDir) -> SqlitePool {
-    pool_with(options(dir)).await
+    pool_with(options(dir), Duration::from_secs(30)).await
 }
 
-/// [`pool`] on connections opened with `options`.
-async fn pool_with(options: SqliteConnectOptions) -> SqlitePool {
+/// [`pool`] on connections opened with `options`, waited for `acquire` at most.
+async fn pool_with(options: SqliteConnectOptions, acquire: Duration) -> SqlitePool {
     let pool = SqlitePoolOptions::new()
         .max_connections(1)
+        .test_before_acquire(false)
+        .acquire_timeout(acquire)
         .connect_with(options)
         .await
         .unwrap();
@@ -157,6 +159,29 @@ async fn writes_that_waited_past_the_bound_are_answered_busy_without_running() {
 }
 
 #[tokio::test]
+async fn writes_whose_turn_is_not_had_within_the_bound_are_answered_busy_and_none_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    // As the store opens it: the pool's connection waited for `key_wait` at most.
+    let key_wait = Duration::from_millis(100);
+    let pool = pool_with(options(&dir), key_wait).await;
+    let queue = WriteQueue::start(options(&dir), pool.clone(), 64, key_wait);
+    let held = pool.acquire().await.unwrap();
+    let writes = send_all(&queue, (1..=4).map(|n| (n, false)));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    for write in writes {
+        match write.await.unwrap() {
+            Err(StorageError::Busy) => {}
+            other => panic!("expected 503 database-busy, got {other:?}"),
+        }
+    }
+    drop(held);
+    assert_eq!(rows(&pool).await, Vec::<i64>::new());
+    // The turn free again: the writer goes on.
+    queue.write(insert(5, false)).await.unwrap();
+    assert_eq!(rows(&pool).await, [5]);
+}
+
+#[tokio::test]
 async fn a_write_that_panics_is_rolled_back_and_the_writer_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let pool = pool(&dir).await;
@@ -277,7 +302,11 @@ async fn another_write_on_the_pool_gets_its_turn_between_batches_of_a_steady_str
     let dir = tempfile::tempdir().unwrap();
     // The other write gives up after 200 ms of waiting for SQLite's write lock: racing
     // for it against a writer that is nearly always in a batch, it would lose.
-    let pool = pool_with(options(&dir).busy_timeout(Duration::from_millis(200))).await;
+    let pool = pool_with(
+        options(&dir).busy_timeout(Duration::from_millis(200)),
+        Duration::from_secs(30),
+    )
+    .await;
     let queue = WriteQueue::start(options(&dir), pool.clone(), 1, Duration::from_secs(5));
     // Four clients writing back to back, each write holding its batch open for 5 ms.
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -307,11 +336,12 @@ async fn another_write_on_the_pool_gets_its_turn_between_batches_of_a_steady_str
             .await
             .expect("the pool's write waits for its turn, then finds the lock free");
     }
+    let after = queue.commits();
     stop.store(true, Ordering::Relaxed);
     for stream in streams {
         stream.await.unwrap();
     }
-    assert!(queue.commits() > before, "the stream went on meanwhile");
+    assert!(after > before, "the stream went on meanwhile");
     let others: i64 = sqlx::query_scalar("SELECT count(*) FROM t WHERE n < 0")
         .fetch_one(&pool)
         .await
