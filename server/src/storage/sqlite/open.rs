@@ -98,7 +98,9 @@ impl SqliteStore {
 
     pub async fn close(&self) {
         self.reader.close().await;
+        // The pool first: it is the writing thread's turn, whose closing ends the thread.
         self.writer.close().await;
+        self.writes.close().await;
     }
 }
 

@@ -70,6 +70,8 @@ struct Queued {
 pub struct WriteQueue {
     jobs: mpsc::Sender<Queued>,
     commits: Arc<AtomicU64>,
+    /// The writing thread, joined by [`WriteQueue::close`].
+    thread: Arc<std::sync::Mutex<Option<std::thread::JoinHandle<()>>>>,
 }
 
 /// How many jobs may wait for the writer before a sender waits for room.
@@ -97,11 +99,32 @@ impl WriteQueue {
             key_wait,
             commits: commits.clone(),
         };
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name("sqlite-writer".into())
             .spawn(move || writer.run(queued))
             .expect("could not start the SQLite writing thread");
-        Self { jobs, commits }
+        Self {
+            jobs,
+            commits,
+            thread: Arc::new(std::sync::Mutex::new(Some(thread))),
+        }
+    }
+
+    /// Ends the writing thread, once its turn (the write pool) is closed: the thread
+    /// closes its connection — the process's last, so SQLite folds the WAL into the
+    /// database file, and the file alone holds every write — and every write after this
+    /// is refused. Returns when the thread has ended.
+    pub async fn close(&self) {
+        // Wakes the thread if it waits for a write: a write refused, as the turn is closed.
+        let wake: WriteJob = Box::new(|_| Err(StorageError::Unavailable));
+        let _ = self.write(wake).await;
+        let thread = match self.thread.lock() {
+            Ok(mut thread) => thread.take(),
+            Err(_) => None,
+        };
+        if let Some(thread) = thread {
+            let _ = tokio::task::spawn_blocking(move || thread.join()).await;
+        }
     }
 
     /// Whether the writing thread still runs (it ends only with the last handle, or by a
@@ -168,7 +191,10 @@ impl Writer {
                     if let Some(job) = self.next_in_time(&mut queued, Some(job)) {
                         self.batch_in_turn(connection, &mut queued, job);
                     }
-                    if connection.is_discarded() || !connection.is_autocommit() {
+                    if connection.is_discarded()
+                        || !connection.is_autocommit()
+                        || self.turn.is_closed()
+                    {
                         return;
                     }
                 }
@@ -178,6 +204,10 @@ impl Writer {
                 if let Some(first) = first {
                     refuse_all_queued(&mut queued, first, error.into());
                 }
+            }
+            if self.turn.is_closed() {
+                // The store is closing (`WriteQueue::close`); the connection is closed.
+                return;
             }
         }
     }

@@ -348,3 +348,22 @@ async fn another_write_on_the_pool_gets_its_turn_between_batches_of_a_steady_str
         .unwrap();
     assert_eq!(others, 5);
 }
+
+#[tokio::test]
+async fn once_closed_the_database_file_alone_holds_every_write_and_later_writes_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = pool(&dir).await;
+    let queue = WriteQueue::start(options(&dir), pool.clone(), 64, Duration::from_secs(5));
+    queue.write(insert(1, false)).await.unwrap();
+    pool.close().await;
+    queue.close().await;
+    // The database file without its WAL, as a copy made after a shutdown would hold it.
+    let copy = dir.path().join("copy.db");
+    std::fs::copy(dir.path().join("writes.db"), &copy).unwrap();
+    let copied = SqlitePoolOptions::new()
+        .connect_with(SqliteConnectOptions::new().filename(&copy))
+        .await
+        .unwrap();
+    assert_eq!(rows(&copied).await, [1]);
+    assert!(queue.write(insert(2, false)).await.is_err());
+}
