@@ -70,8 +70,9 @@ struct Queued {
 pub struct WriteQueue {
     jobs: mpsc::Sender<Queued>,
     commits: Arc<AtomicU64>,
-    /// The writing thread, joined by [`WriteQueue::close`].
-    thread: Arc<std::sync::Mutex<Option<std::thread::JoinHandle<()>>>>,
+    /// Ends (with an error) when the writing thread has ended: awaited by
+    /// [`WriteQueue::close`].
+    ended: Arc<tokio::sync::Mutex<oneshot::Receiver<()>>>,
 }
 
 /// How many jobs may wait for the writer before a sender waits for room.
@@ -99,14 +100,19 @@ impl WriteQueue {
             key_wait,
             commits: commits.clone(),
         };
-        let thread = std::thread::Builder::new()
+        let (ending, ended) = oneshot::channel::<()>();
+        std::thread::Builder::new()
             .name("sqlite-writer".into())
-            .spawn(move || writer.run(queued))
+            .spawn(move || {
+                writer.run(queued);
+                // The thread's connection is closed: whoever waits in `close` goes on.
+                drop(ending);
+            })
             .expect("could not start the SQLite writing thread");
         Self {
             jobs,
             commits,
-            thread: Arc::new(std::sync::Mutex::new(Some(thread))),
+            ended: Arc::new(tokio::sync::Mutex::new(ended)),
         }
     }
 
@@ -115,16 +121,16 @@ impl WriteQueue {
     /// database file, and the file alone holds every write — and every write after this
     /// is refused. Returns when the thread has ended.
     pub async fn close(&self) {
-        // Wakes the thread if it waits for a write: a write refused, as the turn is closed.
-        let wake: WriteJob = Box::new(|_| Err(StorageError::Unavailable));
-        let _ = self.write(wake).await;
-        let thread = match self.thread.lock() {
-            Ok(mut thread) => thread.take(),
-            Err(_) => None,
+        // Wakes the thread if it waits for a write: a write refused, as the turn is closed
+        // (queued even behind a full queue; not at all if the thread has ended).
+        let (reply, _answer) = oneshot::channel();
+        let wake = Queued {
+            job: Box::new(|_| Err(StorageError::Unavailable)),
+            reply,
+            since: Instant::now(),
         };
-        if let Some(thread) = thread {
-            let _ = tokio::task::spawn_blocking(move || thread.join()).await;
-        }
+        let _ = self.jobs.send(wake).await;
+        let _ = (&mut *self.ended.lock().await).await;
     }
 
     /// Whether the writing thread still runs (it ends only with the last handle, or by a
@@ -151,7 +157,8 @@ impl WriteQueue {
             Ok(()) => {}
             // So many writes are waiting that this one would wait past any bound.
             Err(mpsc::error::TrySendError::Full(_)) => return Err(StorageError::Busy),
-            Err(mpsc::error::TrySendError::Closed(_)) => return Err(stopped()),
+            // The store is closed (a request outliving the shutdown's grace): 503, retry.
+            Err(mpsc::error::TrySendError::Closed(_)) => return Err(StorageError::Unavailable),
         }
         answer.await.map_err(|_| stopped())?
     }
@@ -180,6 +187,10 @@ impl Writer {
         let _runtime = self.runtime.enter();
         while let Some(first) = queued.blocking_recv() {
             let Some(first) = self.next_in_time(&mut queued, Some(first)) else {
+                // Every job had waited too long (the wake of `close` among them).
+                if self.turn.is_closed() {
+                    return;
+                }
                 continue;
             };
             // The connection is opened when a write comes, and kept for the writes after

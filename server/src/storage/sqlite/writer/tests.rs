@@ -367,3 +367,15 @@ async fn once_closed_the_database_file_alone_holds_every_write_and_later_writes_
     assert_eq!(rows(&copied).await, [1]);
     assert!(queue.write(insert(2, false)).await.is_err());
 }
+
+#[tokio::test]
+async fn closing_ends_the_writer_even_when_every_write_it_is_sent_is_late() {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = pool(&dir).await;
+    // No wait allowed: every job, the wake of `close` too, is late when taken.
+    let queue = WriteQueue::start(options(&dir), pool.clone(), 64, Duration::ZERO);
+    pool.close().await;
+    let closed = tokio::time::timeout(Duration::from_secs(10), queue.close()).await;
+    assert!(closed.is_ok(), "the writing thread ended");
+    assert!(!queue.is_running());
+}
