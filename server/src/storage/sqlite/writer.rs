@@ -133,8 +133,8 @@ impl WriteQueue {
         let _ = (&mut *self.ended.lock().await).await;
     }
 
-    /// Whether the writing thread still runs (it ends only with the last handle, or by a
-    /// bug): `/healthz` is 503 without it.
+    /// Whether the writing thread still runs (it ends at [`WriteQueue::close`], with the
+    /// last handle, or by a bug): `/healthz` is 503 without it.
     pub fn is_running(&self) -> bool {
         !self.jobs.is_closed()
     }
