@@ -305,6 +305,46 @@ async fn shutdown_completes_while_an_idle_connection_is_open() {
 }
 
 #[tokio::test]
+async fn after_a_graceful_shutdown_the_sqlite_file_alone_holds_every_write() {
+    if crate::test_db::backend() != crate::test_db::Backend::Sqlite {
+        return;
+    }
+    let mut app = spawn_app().await;
+    let creates = (0..40).map(|n| {
+        let app = &app;
+        async move {
+            app.create(&format!("kept {n}"), "written before the shutdown")
+                .await
+        }
+    });
+    futures::future::join_all(creates).await;
+    // The test's own connection stays open across the shutdown, as a straggling handle
+    // (or a backup tool reading the file) would: SQLite folds the WAL into the file at
+    // the last connection's close, which is then not the server's.
+    assert_eq!(app.note_count().await, 40);
+    app.shut_down(Duration::from_secs(30))
+        .await
+        .expect("the server stopped");
+    // The database file without its WAL, as a backup copied after a shutdown holds it.
+    let file = app.database_url.trim_start_matches("sqlite://").to_owned();
+    let copied = tempfile::tempdir().unwrap();
+    let copy = copied.path().join("copy.db");
+    std::fs::copy(&file, &copy).unwrap();
+    let pool = sqlx::sqlite::SqlitePoolOptions::new()
+        .connect_with(sqlx::sqlite::SqliteConnectOptions::new().filename(&copy))
+        .await
+        .unwrap();
+    let notes: i64 = sqlx::query_scalar("SELECT count(*) FROM notes")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(
+        notes, 40,
+        "the copy holds every note created before the shutdown"
+    );
+}
+
+#[tokio::test]
 async fn json_answers_are_compressed_for_clients_that_accept_it() {
     let app = spawn_app().await;
     for n in 0..3 {

@@ -45,4 +45,6 @@ pub struct SqliteStore {
     writes: writer::WriteQueue,
     /// Raised after a write commits, for the live streams of its person.
     pub(super) feed: FeedSignal,
+    /// How the file is opened: at the close, to fold the WAL into it.
+    file: std::sync::Arc<sqlx::sqlite::SqliteConnectOptions>,
 }

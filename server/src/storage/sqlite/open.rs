@@ -5,8 +5,8 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use anyhow::Context;
-use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{ConnectOptions, Connection, SqlitePool};
 
 use super::{SqliteStore, writer};
 use crate::storage::StorageError;
@@ -66,7 +66,7 @@ impl SqliteStore {
             // is one more trip to the connection's worker thread.
             .test_before_acquire(false)
             .acquire_timeout(Duration::from_secs(10))
-            .connect_with(options.pragma("query_only", "ON"))
+            .connect_with(options.clone().pragma("query_only", "ON"))
             .await
             .with_context(|| format!("could not open the database at {url} for reading"))?;
         let writes =
@@ -76,6 +76,7 @@ impl SqliteStore {
             reader,
             writes,
             feed: FeedSignal::default(),
+            file: std::sync::Arc::new(options),
         })
     }
 
@@ -97,10 +98,47 @@ impl SqliteStore {
     }
 
     pub async fn close(&self) {
-        self.reader.close().await;
+        close_pool(&self.reader).await;
         // The pool first: it is the writing thread's turn, whose closing ends the thread.
-        self.writer.close().await;
+        close_pool(&self.writer).await;
         self.writes.close().await;
+        // Every write is in the file, not only in its WAL, even if a connection closed
+        // above is still being let go of by sqlx's worker (the last connection's close
+        // would fold it, but then it may not be the last): a copy of the file alone after
+        // a shutdown holds every write.
+        if let Err(error) = fold_wal(&self.file).await {
+            tracing::warn!(%error, "could not fold the WAL into the database file at shutdown");
+        }
+    }
+}
+
+/// Copies every page of the WAL into the database file and empties the WAL, on a
+/// connection of its own, closed after.
+async fn fold_wal(file: &SqliteConnectOptions) -> Result<(), sqlx::Error> {
+    let mut connection = file.connect().await?;
+    let folded = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+        .fetch_one(&mut connection)
+        .await;
+    connection.close().await?;
+    let busy: i64 = sqlx::Row::try_get(&folded?, 0)?;
+    if busy != 0 {
+        // Another process on the file was writing: its own close folds the rest.
+        tracing::info!("the WAL could not be folded at shutdown: another process writes the file");
+    }
+    Ok(())
+}
+
+/// Closes `pool` until none of its connections is open, for at most two seconds.
+/// sqlx's `close` can return while a connection given back at that moment is still open
+/// and idle in the pool; SQLite folds the WAL into the database file only when the
+/// process's last connection closes, so a copy of the file alone after a shutdown would
+/// miss the latest writes.
+pub(super) async fn close_pool(pool: &SqlitePool) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(2);
+    pool.close().await;
+    while pool.size() > 0 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        pool.close().await;
     }
 }
 
