@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use tokio::sync::{OwnedRwLockWriteGuard, RwLock};
 
+use super::answered::AnsweredKeys;
 use crate::error::ApiError;
 
 /// Where this request stands among those with its key.
@@ -20,10 +21,12 @@ pub enum Pass {
     Follower,
 }
 
-/// One gate per key in flight in this process.
+/// One gate per key in flight in this process, and the keys it answered lately.
 #[derive(Default)]
 pub struct KeyGates {
     gates: Mutex<HashMap<String, Weak<RwLock<()>>>>,
+    /// Keys known to hold an answer: their requests read it before anything else.
+    pub answered: AnsweredKeys,
 }
 
 /// Gates of finished keys are dropped once the map grows past this.

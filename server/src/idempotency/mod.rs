@@ -3,6 +3,7 @@
 //! ([`execute`]: replay a committed answer, or run the write and store its answer in the
 //! same transaction).
 
+mod answered;
 mod gate;
 mod pipeline;
 mod request;

@@ -1,11 +1,12 @@
 //! The one way a write runs (the shape of zero2prod's `try_processing → NextAction`):
 //!
-//! 1. a committed answer for the key is replayed from a plain read — it never changes,
-//!    so no write lock is needed;
+//! 1. a committed answer for a key this process answered lately (a retry's) is replayed
+//!    from a plain read — it never changes, so no write lock is needed; a key it has not
+//!    (most likely new) skips the read, and step 3 finds any answer it holds;
 //! 2. requests with the same key in this process wait for the first one (bounded), then
 //!    read its answer;
 //! 3. the backend ([`Backend::write`]) claims the key inside a write transaction — and
-//!    replays what the key already holds if another request finished first (PostgreSQL
+//!    the key is read and its answer replayed if another request finished first (PostgreSQL
 //!    claims it first of all, by inserting its row; SQLite, which has one writer, when
 //!    it stores the answer: a key that holds one already rolls the write back, and the
 //!    answer there is replayed);
@@ -26,7 +27,8 @@ use std::time::Duration;
 use app::api::Note;
 
 use super::{
-    Answer, Applied, ClaimTicket, Fingerprint, IdempotencyKey, KeyGates, Pass, StoredAnswer,
+    Answer, Applied, ClaimTicket, Fingerprint, IdempotencyKey, KeyGates, Pass, SavedAnswer,
+    StoredAnswer,
 };
 use crate::error::ApiError;
 use crate::health::WriteHealth;
@@ -131,20 +133,64 @@ async fn execute_on<B: Backend, W: Work>(
     key: &IdempotencyKey,
     work: W,
 ) -> Result<Answer, ApiError> {
-    let fingerprint = work.fingerprint();
-    if let Some(saved) = backend.find_answer(scope, key).await? {
-        return saved
-            .replay_for(&fingerprint)
-            .ok_or(ApiError::IdempotencyKeyReused);
-    }
+    let rules = Rules {
+        gates: pipeline.gates,
+        key_wait: pipeline.key_wait,
+        key_ttl: pipeline.key_ttl,
+        health: pipeline.health,
+    };
+    run_once(backend, rules, scope, key, work).await
+}
+
+/// The pipeline without its store: what [`run_once`] needs besides the backend.
+#[derive(Clone, Copy)]
+struct Rules<'a> {
+    gates: &'a KeyGates,
+    key_wait: Duration,
+    key_ttl: Duration,
+    health: &'a WriteHealth,
+}
+
+/// Runs `work` once under `key`, or replays the answer the key holds.
+async fn run_once<B: Backend, W: Work>(
+    backend: &B,
+    rules: Rules<'_>,
+    scope: &str,
+    key: &IdempotencyKey,
+    work: W,
+) -> Result<Answer, ApiError> {
     let gate = format!("{scope}\n{key}");
-    let _leading = match pipeline.gates.pass(&gate, pipeline.key_wait).await? {
+    let answered = answer_once(backend, rules, scope, key, &gate, work).await;
+    if matches!(answered, Ok(_) | Err(ApiError::IdempotencyKeyReused)) {
+        // The key holds an answer now: a request with it again is read first.
+        rules.gates.answered.remember(&gate);
+    }
+    answered
+}
+
+async fn answer_once<B: Backend, W: Work>(
+    backend: &B,
+    pipeline: Rules<'_>,
+    scope: &str,
+    key: &IdempotencyKey,
+    gate: &str,
+    work: W,
+) -> Result<Answer, ApiError> {
+    let fingerprint = work.fingerprint();
+    // A key this process answered lately is most likely a retry's: its answer is read
+    // first, off the write path. Any other key is most likely new and goes to the write,
+    // which claims it; if the key held an answer after all (another process gave it, or
+    // this one forgot it), the write is undone and that answer replayed (below).
+    if pipeline.gates.answered.lately(gate)
+        && let Some(saved) = backend.find_answer(scope, key).await?
+    {
+        return replay(saved, &fingerprint);
+    }
+    let _leading = match pipeline.gates.pass(gate, pipeline.key_wait).await? {
         Pass::Leader(held) => Some(held),
         Pass::Follower => {
             if let Some(saved) = backend.find_answer(scope, key).await? {
-                return saved
-                    .replay_for(&fingerprint)
-                    .ok_or(ApiError::IdempotencyKeyReused);
+                return replay(saved, &fingerprint);
             }
             // The first request failed without storing anything: run afresh.
             None
@@ -158,25 +204,32 @@ async fn execute_on<B: Backend, W: Work>(
         created_at: timestamp::format(now),
         expires_at: timestamp::format(timestamp::after(now, pipeline.key_ttl)),
     };
-    let written = match backend.write(ticket, Arc::new(work)).await {
-        // Another request with this key may have finished between the read above and
-        // this write (another process on the same SQLite file, or a retry that read
-        // before the first committed): then its stored answer is the one to give, and
-        // this write was rolled back. `KeyTaken` says so; a refusal may be the late
-        // write's view of what the first one did, so the key is read again for both.
-        Err(lost @ (StorageError::KeyTaken | StorageError::Refused(_))) => {
-            match backend.find_answer(scope, key).await {
-                Ok(Some(saved)) => saved
-                    .replay_for(&fingerprint)
-                    .ok_or(ApiError::IdempotencyKeyReused),
-                Ok(None) => Err(ApiError::from(lost)),
-                Err(error) => Err(ApiError::from(error)),
-            }
-        }
-        written => written.map_err(ApiError::from),
-    };
+    let written = backend
+        .write(ticket, Arc::new(work))
+        .await
+        .map_err(ApiError::from);
     pipeline.health.record(&written);
-    written
+    match written {
+        Ok(answer) => Ok(answer),
+        // Another request with this key may have finished before this write claimed it
+        // (another process, or a retry this process did not remember): then its stored
+        // answer is the one to give, and this write was rolled back. The failure says so
+        // (`KeyTaken`), or may be the late write's view of what the first one did (a
+        // refusal), or anything else that went wrong meanwhile: the key is read again
+        // for every failure, and what it holds wins.
+        Err(failed) => match backend.find_answer(scope, key).await {
+            Ok(Some(saved)) => replay(saved, &fingerprint),
+            Ok(None) | Err(_) => Err(failed),
+        },
+    }
+}
+
+/// The answer a key holds, given again to a request with the same fingerprint; another
+/// request under the key is 422 `idempotency-key-reused`.
+fn replay(saved: SavedAnswer, fingerprint: &Fingerprint) -> Result<Answer, ApiError> {
+    saved
+        .replay_for(fingerprint)
+        .ok_or(ApiError::IdempotencyKeyReused)
 }
 
 /// An operation with the function that tells what it did: the work the backend runs
@@ -221,3 +274,7 @@ where
         Some(LoneInsert { note, answer })
     }
 }
+
+#[cfg(test)]
+#[path = "pipeline/tests.rs"]
+mod tests;

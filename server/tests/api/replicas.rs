@@ -237,3 +237,106 @@ async fn replicas_starting_together_on_a_new_database_migrate_it_once_without_er
         .unwrap();
     assert!(migrations >= 1);
 }
+
+/// Sends one write to replica A, then its retry with the same key to replica B, which has
+/// never seen the key: B must give A's answer, marked a replay, and write nothing.
+async fn retried_on_the_other_replica(
+    a: &crate::helpers::TestApp,
+    b: &crate::helpers::Replica,
+    method: reqwest::Method,
+    path: &str,
+    key: &str,
+    body: serde_json::Value,
+) -> serde_json::Value {
+    let send = |base: &str| {
+        a.client
+            .request(method.clone(), format!("{base}{path}"))
+            .header(IDEMPOTENCY_KEY_HEADER, key)
+            .json(&body)
+            .send()
+    };
+    let first = send(&a.address).await.unwrap();
+    let status = first.status();
+    assert!(status.is_success(), "{method} {path}: {status}");
+    let first = first.bytes().await.unwrap();
+    let counts = (
+        a.note_count().await,
+        a.revision_count().await,
+        a.key_count().await,
+    );
+    let retry = send(&b.address).await.unwrap();
+    assert_eq!(retry.status(), status, "{method} {path}");
+    assert_eq!(
+        retry.headers()[IDEMPOTENT_REPLAYED_HEADER],
+        "true",
+        "{method} {path}"
+    );
+    assert_eq!(retry.bytes().await.unwrap(), first, "{method} {path}");
+    assert_eq!(
+        (
+            a.note_count().await,
+            a.revision_count().await,
+            a.key_count().await
+        ),
+        counts,
+        "{method} {path}: the retry wrote nothing"
+    );
+    serde_json::from_slice(&first).unwrap_or(serde_json::Value::Null)
+}
+
+#[tokio::test]
+async fn every_write_kind_retried_on_the_replica_that_never_saw_its_key_replays_and_writes_nothing()
+{
+    use reqwest::Method;
+    let a = spawn_app().await;
+    let b = a.replica_with(|_| {}).await;
+    let at = "2026-12-05T06:00:00.000Z";
+    let created = retried_on_the_other_replica(
+        &a,
+        &b,
+        Method::POST,
+        "/api/notes",
+        "kind-create",
+        json!({ "title": "Every kind", "body": "- [ ] one #work", "written_at": at }),
+    )
+    .await;
+    let id = created["id"].as_str().expect("the note's id").to_owned();
+    let note = format!("/api/notes/{id}");
+    let writes = [
+        (
+            Method::PATCH,
+            note.clone(),
+            "kind-edit",
+            json!({ "title": "Every kind", "body": "- [x] one #work", "base_version": 1, "written_at": at }),
+        ),
+        (
+            Method::PATCH,
+            note.clone(),
+            "kind-pin",
+            json!({ "pinned": true, "written_at": at }),
+        ),
+        (
+            Method::POST,
+            "/api/tags/rename".to_owned(),
+            "kind-rename",
+            json!({ "from": "work", "to": "job", "written_at": at }),
+        ),
+        (Method::DELETE, note.clone(), "kind-trash", json!({})),
+        (
+            Method::POST,
+            format!("{note}/restore"),
+            "kind-restore",
+            json!({}),
+        ),
+        (
+            Method::DELETE,
+            format!("{note}?permanent=true"),
+            "kind-purge",
+            json!({}),
+        ),
+    ];
+    for (method, path, key, body) in writes {
+        retried_on_the_other_replica(&a, &b, method, &path, key, body).await;
+    }
+    assert_eq!(a.note_count().await, 0, "purged once");
+}
