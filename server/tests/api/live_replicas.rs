@@ -129,3 +129,55 @@ async fn after_the_listener_reconnects_the_streams_catch_up_from_the_feed() {
     let after = a.create("after", "z").await;
     assert_eq!(on_b.expect(SOON).await.change().note_id, after.id);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_last_writes_before_a_graceful_shutdown_still_reach_the_other_replicas_streams() {
+    if backend() != Backend::Postgres {
+        return; // SQLite has no announcer: another process finds the writes by its poll
+    }
+    // No poll to fall back on: only A's notifications can bring its writes to B.
+    let hour = Duration::from_secs(3600);
+    let mut a = spawn_app_with(|config| config.feed_poll = hour).await;
+    let b = a.replica_with(|config| config.feed_poll = hour).await;
+    let mut on_b = EventStream::open(&a.client, &b.address, None, None).await;
+    // Four writers save notes one after another until the server stops taking them; the
+    // shutdown starts while they write, so the last commits come just before the store
+    // closes (inside the announcer's gap between two statements).
+    let writers: Vec<_> = (0..4)
+        .map(|w| {
+            let (client, url) = (a.client.clone(), a.url("/api/notes"));
+            tokio::spawn(async move {
+                let mut made = Vec::new();
+                loop {
+                    let n = made.len();
+                    let sent = client
+                        .post(&url)
+                        .header("Idempotency-Key", uuid::Uuid::new_v4().to_string())
+                        .json(&crate::helpers::note_json(&format!("writer {w} note {n}")))
+                        .send()
+                        .await;
+                    match sent {
+                        Ok(answer) if answer.status() == 201 => {
+                            made.push(answer.json::<app::api::Note>().await.unwrap().id)
+                        }
+                        _ => return made,
+                    }
+                }
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    a.shut_down(Duration::from_secs(60))
+        .await
+        .expect("replica A stopped");
+    let mut made = std::collections::BTreeSet::new();
+    for writer in writers {
+        made.extend(writer.await.unwrap());
+    }
+    assert!(made.len() >= 4, "{} notes made", made.len());
+    let mut seen = std::collections::BTreeSet::new();
+    while seen.len() < made.len() {
+        seen.insert(on_b.expect(SOON).await.change().note_id);
+    }
+    assert_eq!(seen, made);
+}

@@ -1,9 +1,10 @@
 //! The `NOTIFY` after a write's commit (see `changes`), sent by one task per store on a
 //! connection of its own: the people whose feeds moved while the last notification was
-//! being sent are told in one statement (`pg_notify` over `unnest`), each once. A write
-//! never waits for it: its answer goes as soon as it committed. With one write at a time
-//! each is told at once; with many, one statement serves them all, where each took its own
-//! statement and a connection of the write pool.
+//! being sent, or within [`SEND_GAP`] of the last statement, are told in one statement
+//! (`pg_notify` over `unnest`), each once. A write never waits for it: its answer goes as
+//! soon as it committed. After a quiet spell a write is told at once; under a stream of
+//! writes one statement per gap serves them all, where each took its own statement and a
+//! connection of the write pool. At a graceful shutdown what is held is sent at once.
 //!
 //! The connection is the announcer's alone, so a notification never waits behind a write
 //! that waits for a lock. It commits without waiting for the disk (`synchronous_commit`
@@ -14,11 +15,13 @@
 //! a stream one poll interval, never a change: the streams' backstop poll finds it.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::Executor;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
+use tokio::time::Instant;
 
 use super::changes::FEED_CHANNEL;
 
@@ -28,11 +31,23 @@ const ANNOUNCER_NAME: &str = "oncenote-announcer";
 /// How long the announcer waits before sending again after the database failed.
 const RETRY: Duration = Duration::from_secs(1);
 
+/// The least time between two statements: under a steady stream of writes, the people who
+/// moved in this time go in one statement (each statement costs the database and this
+/// process more than the people in it). The first write after a quiet spell is sent at
+/// once; other replicas' streams hear of a write at most this much later. (This process's
+/// own streams are woken at the commit, without waiting for the notification.)
+const SEND_GAP: Duration = Duration::from_millis(25);
+
 /// Hands the people whose feeds moved to the store's announcing task.
 #[derive(Clone)]
 pub(super) struct Announcer {
     moved: mpsc::UnboundedSender<String>,
     connection: PgPool,
+    /// Set at [`close`](Self::close): the task sends what it holds at once, then ends.
+    closing: Arc<watch::Sender<bool>>,
+    /// Closed when the task ends (its sender is the task's).
+    ended: watch::Receiver<()>,
+    connect_timeout: Duration,
 }
 
 impl Announcer {
@@ -53,12 +68,33 @@ impl Announcer {
             })
             .connect_lazy_with(options.clone().application_name(ANNOUNCER_NAME));
         let (moved, waiting) = mpsc::unbounded_channel();
-        tokio::spawn(announce(connection.clone(), waiting));
-        Self { moved, connection }
+        let (closing, closing_seen) = watch::channel(false);
+        let (ending, ended) = watch::channel(());
+        let sending = connection.clone();
+        tokio::spawn(async move {
+            announce(sending, waiting, closing_seen).await;
+            drop(ending);
+        });
+        Self {
+            moved,
+            connection,
+            closing: Arc::new(closing),
+            ended,
+            connect_timeout,
+        }
     }
 
-    /// Closes the connection; the task ends with it.
+    /// Sends what the task holds at once (the last writes before a shutdown reach the
+    /// other replicas' streams), waits for it at most `connect_timeout`, then closes the
+    /// connection.
     pub(super) async fn close(&self) {
+        let _ = self.closing.send(true);
+        let mut ended = self.ended.clone();
+        // `changed` fails once the task has ended and dropped its sender.
+        let _ = tokio::time::timeout(self.connect_timeout, async {
+            while ended.changed().await.is_ok() {}
+        })
+        .await;
         self.connection.close().await;
     }
 
@@ -69,18 +105,47 @@ impl Announcer {
     }
 }
 
-/// Sends the people waiting, all that arrived while the last statement ran, together.
-async fn announce(connection: PgPool, mut waiting: mpsc::UnboundedReceiver<String>) {
+/// Sends the people waiting, all that arrived while the last statement ran or within
+/// [`SEND_GAP`] of it, together; at closing, what it holds at once, then ends.
+async fn announce(
+    connection: PgPool,
+    mut waiting: mpsc::UnboundedReceiver<String>,
+    mut closing: watch::Receiver<bool>,
+) {
     let mut scopes = BTreeSet::new();
+    let mut last_sent: Option<Instant> = None;
     loop {
-        if scopes.is_empty() {
-            match waiting.recv().await {
-                Some(scope) => scopes.insert(scope),
-                None => return,
-            };
+        // The sender gone is a close too: nobody is left to wait for.
+        let closed = *closing.borrow() || closing.has_changed().is_err();
+        if scopes.is_empty() && !closed {
+            tokio::select! {
+                more = waiting.recv() => match more {
+                    Some(scope) => {
+                        scopes.insert(scope);
+                    }
+                    None => return,
+                },
+                _ = closing.changed() => {}
+            }
+        }
+        let closed = *closing.borrow() || closing.has_changed().is_err();
+        if let Some(sent) = last_sent
+            && !closed
+        {
+            tokio::select! {
+                () = tokio::time::sleep_until(sent + SEND_GAP) => {}
+                _ = closing.changed() => {}
+            }
         }
         while let Ok(more) = waiting.try_recv() {
             scopes.insert(more);
+        }
+        let closed = *closing.borrow() || closing.has_changed().is_err();
+        if scopes.is_empty() {
+            if closed {
+                return;
+            }
+            continue;
         }
         let people: Vec<String> = scopes.iter().cloned().collect();
         let sent = sqlx::query("SELECT pg_notify($1, scope) FROM unnest($2::text[]) AS scope")
@@ -88,14 +153,21 @@ async fn announce(connection: PgPool, mut waiting: mpsc::UnboundedReceiver<Strin
             .bind(&people)
             .execute(&connection)
             .await;
+        last_sent = Some(Instant::now());
         match sent {
             Ok(_) => scopes.clear(),
-            // The store was closed: nobody is left to send for.
-            Err(_) if connection.is_closed() => return,
+            // The store is closing, or closed: nobody is left to send for.
+            Err(_) if closed || connection.is_closed() => return,
             Err(error) => {
                 tracing::warn!(%error, people = scopes.len(), "could not announce changes; sending again in a second (the poll finds them meanwhile)");
-                tokio::time::sleep(RETRY).await;
+                tokio::select! {
+                    () = tokio::time::sleep(RETRY) => {}
+                    _ = closing.changed() => {}
+                }
             }
+        }
+        if closed {
+            return;
         }
     }
 }

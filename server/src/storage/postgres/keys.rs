@@ -14,6 +14,7 @@ use crate::records::{
     Answer, ClaimTicket, Fingerprint, IdempotencyKey, NextAction, SavedAnswer, StoredAnswer,
 };
 use crate::storage::StorageError;
+use crate::storage::feed::Moved;
 use crate::storage::{Backend, Work};
 
 /// How many times a write whose transaction PostgreSQL aborted for a conflict with
@@ -168,8 +169,10 @@ impl PgStore {
 
     /// After a commit that changed `scope`'s notes (see `changes`): every replica's
     /// streams of this person look, without the answer waiting for the notification
-    /// (`announcer`: sent with the others' of the moment, in one statement).
+    /// (`announcer`: sent with the others' of the moment, in one statement). This
+    /// process's own streams are woken now, not when the notification comes back.
     pub(super) fn announce_after_commit(&self, scope: &str) {
+        self.feed.raise(Moved::Person(scope.to_owned()));
         self.announcer.feed_moved(scope);
     }
 }

@@ -1,6 +1,8 @@
-//! One `LISTEN` connection per server process: every write's `NOTIFY` (sent at its commit,
-//! carrying only the person's id) becomes a [`Moved`] signal for this process's streams,
-//! whichever replica made the write.
+//! One `LISTEN` connection per server process: every write's `NOTIFY` (sent after its
+//! commit by the writing process's announcer, carrying only the person's id) becomes a
+//! [`Moved`] signal for this process's streams, whichever replica made the write. (The
+//! writing process's own streams were woken at the commit already; hearing its own
+//! notification wakes them once more, which costs a read, never a change.)
 //!
 //! A listener can miss notifications while its connection is down (sqlx's own reconnect
 //! gives no sign of what it missed), so this one reconnects itself and, once listening
