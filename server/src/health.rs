@@ -73,6 +73,12 @@ impl WriteHealth {
         });
     }
 
+    /// Whether writes are being refused for a reason of the server's.
+    #[cfg(test)]
+    pub fn is_refusing(&self) -> bool {
+        self.refusing().is_some()
+    }
+
     /// Why writes are refused now, if they are.
     fn refusing(&self) -> Option<Refusing> {
         let refusing = self.refusing.lock().unwrap_or_else(|e| e.into_inner());

@@ -9,7 +9,7 @@ use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Slots in the table (8 bytes each: 1 MiB). A key stays known until a later key lands
-/// in its slot: for 131,072 keys answered after it, about one chance in three is lost.
+/// in its slot: after 131,072 more keys, about one in three (1/e) is still known.
 const SLOTS: usize = 1 << 17;
 
 /// A fixed table of key hashes, one per slot, written and read without a lock.

@@ -32,7 +32,7 @@ use super::{
 };
 use crate::error::ApiError;
 use crate::health::WriteHealth;
-use crate::storage::{Backend, LoneInsert, NoteWrites, StorageError, Store, Work};
+use crate::storage::{Backend, DbFailure, LoneInsert, NoteWrites, StorageError, Store, Work};
 use crate::timestamp;
 
 /// A write that can run under an idempotency key: it decides and writes inside the
@@ -208,7 +208,10 @@ async fn answer_once<B: Backend, W: Work>(
         .write(ticket, Arc::new(work))
         .await
         .map_err(ApiError::from);
-    pipeline.health.record(&written);
+    // `/healthz` hears what the write itself did: an answer it replayed wrote nothing.
+    if !matches!(written, Ok(Answer { replayed: true, .. })) {
+        pipeline.health.record(&written);
+    }
     match written {
         Ok(answer) => Ok(answer),
         // Another request with this key may have finished before this write claimed it
@@ -216,10 +219,15 @@ async fn answer_once<B: Backend, W: Work>(
         // answer is the one to give, and this write was rolled back. The failure says so
         // (`KeyTaken`), or may be the late write's view of what the first one did (a
         // refusal), or anything else that went wrong meanwhile: the key is read again
-        // for every failure, and what it holds wins.
+        // for every failure, and what it holds wins. (Not when the database cannot be
+        // reached: the read would only wait for it again.)
+        Err(failed) if failed.db_failure() == Some(DbFailure::Unavailable) => Err(failed),
         Err(failed) => match backend.find_answer(scope, key).await {
             Ok(Some(saved)) => replay(saved, &fingerprint),
-            Ok(None) | Err(_) => Err(failed),
+            Ok(None) => Err(failed),
+            // Whether the key holds an answer is unknown: not the write's refusal, which
+            // may be a late retry's view, but the read's failure (503: retry the key).
+            Err(unread) => Err(ApiError::from(unread)),
         },
     }
 }

@@ -125,7 +125,7 @@ impl Operation for CreateNote {
                 note_id,
                 kind: RevisionKind::Create,
             }) => {
-                tracing::info!(%note_id, "late retry of a create whose note was deleted for good");
+                tracing::debug!(%note_id, "a retry of a create whose note was deleted for good");
                 return Ok(Outcome::late(Created::DeletedElsewhere(note_id)));
             }
             Some(_) => return Err(ApiError::IdempotencyKeyReused),
@@ -145,7 +145,9 @@ impl Operation for CreateNote {
         if created_by != self.fingerprint {
             return Err(ApiError::IdempotencyKeyReused);
         }
-        tracing::info!(note_id = %existing.id, "late retry after expiry: answered with the existing note");
+        // (Also a retry whose key still holds its answer and was not read first: the key's
+        // insert then rolls this back and the stored answer is replayed.)
+        tracing::debug!(note_id = %existing.id, "a retry: answered with the existing note");
         Ok(Outcome::late(Created::Existing(existing)))
     }
 }

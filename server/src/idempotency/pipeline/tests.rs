@@ -16,6 +16,9 @@ struct Counted {
     writes: AtomicUsize,
     /// The next write fails with this, writing nothing.
     fail_next: Mutex<Option<StorageError>>,
+    /// A write whose key holds an answer gives it, marked a replay (as PostgreSQL's claim
+    /// does), instead of failing with `KeyTaken` (as SQLite's does).
+    replays_itself: bool,
 }
 
 impl Counted {
@@ -73,7 +76,13 @@ impl Backend for Counted {
         }
         let mut answers = self.answers.lock().unwrap();
         let gate = format!("{}\n{}", ticket.scope, ticket.key);
-        if answers.contains_key(&gate) {
+        if let Some(saved) = answers.get(&gate) {
+            if self.replays_itself {
+                return Ok(Answer {
+                    stored: saved.answer.clone(),
+                    replayed: true,
+                });
+            }
             return Err(StorageError::KeyTaken);
         }
         answers.insert(
@@ -218,4 +227,22 @@ async fn a_key_used_for_another_request_is_refused_whether_or_not_it_was_known()
         Err(ApiError::IdempotencyKeyReused)
     ));
     assert_eq!(setting.backend.writes(), writes);
+}
+
+#[tokio::test]
+async fn a_replay_the_write_gives_does_not_tell_healthz_that_writes_work_again() {
+    let mut setting = Setting::new();
+    setting.backend.replays_itself = true;
+    setting
+        .backend
+        .answered_elsewhere("k1", &Asked::fingerprint_of("a"), "theirs");
+    setting.health.record::<()>(&Err(ApiError::StorageFull));
+    let answer = setting.run("k1", "a").await.unwrap();
+    assert!(answer.replayed);
+    assert!(
+        setting.health.is_refusing(),
+        "nothing was written: still full"
+    );
+    setting.run("k2", "a").await.unwrap();
+    assert!(!setting.health.is_refusing(), "a write made clears it");
 }

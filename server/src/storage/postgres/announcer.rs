@@ -47,6 +47,8 @@ pub(super) struct Announcer {
     closing: Arc<watch::Sender<bool>>,
     /// Closed when the task ends (its sender is the task's).
     ended: watch::Receiver<()>,
+    /// Ends the task if it has not ended by itself within `connect_timeout` of the close.
+    task: tokio::task::AbortHandle,
     connect_timeout: Duration,
 }
 
@@ -71,22 +73,24 @@ impl Announcer {
         let (closing, closing_seen) = watch::channel(false);
         let (ending, ended) = watch::channel(());
         let sending = connection.clone();
-        tokio::spawn(async move {
+        let task = tokio::spawn(async move {
             announce(sending, waiting, closing_seen).await;
             drop(ending);
-        });
+        })
+        .abort_handle();
         Self {
             moved,
             connection,
             closing: Arc::new(closing),
             ended,
+            task,
             connect_timeout,
         }
     }
 
     /// Sends what the task holds at once (the last writes before a shutdown reach the
-    /// other replicas' streams), waits for it at most `connect_timeout`, then closes the
-    /// connection.
+    /// other replicas' streams), waits for it at most `connect_timeout`, then ends the
+    /// task and closes the connection.
     pub(super) async fn close(&self) {
         let _ = self.closing.send(true);
         let mut ended = self.ended.clone();
@@ -95,6 +99,9 @@ impl Announcer {
             while ended.changed().await.is_ok() {}
         })
         .await;
+        // A statement stuck on a half-open connection would hold the connection the
+        // pool's close waits for.
+        self.task.abort();
         self.connection.close().await;
     }
 

@@ -1,7 +1,8 @@
 //! A create under a new key in one statement, committed on its own: the note, its first
 //! revision, its tags, the key's row with the answer, and the change the feed shows, in one
-//! trip to PostgreSQL where a transaction takes five. (The replay read before it stays, on
-//! the reading pool: a replay never waits for a lock a write waits for.)
+//! trip to PostgreSQL where a transaction takes five. (A key this process answered lately
+//! is read first, on the reading pool; another key comes here, and a used one finds
+//! `fresh` empty and goes the usual way, which replays.)
 //!
 //! Every part is written only if all are: the statement starts only when the key has left
 //! nothing anywhere (no row of its own, revision, tombstone, kept key of a deleted note or

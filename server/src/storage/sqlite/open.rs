@@ -114,8 +114,15 @@ impl SqliteStore {
 
 /// Copies every page of the WAL into the database file and empties the WAL, on a
 /// connection of its own, closed after.
+/// It waits for another process's readers and writer on the file at most 200 ms (their
+/// writes would wait meanwhile); what it cannot fold then, that process's close folds.
 async fn fold_wal(file: &SqliteConnectOptions) -> Result<(), sqlx::Error> {
-    let mut connection = file.connect().await?;
+    let mut connection = file
+        .clone()
+        .create_if_missing(false)
+        .busy_timeout(Duration::from_millis(200))
+        .connect()
+        .await?;
     let folded = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
         .fetch_one(&mut connection)
         .await;
