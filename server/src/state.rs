@@ -10,7 +10,7 @@ use leptos::config::LeptosOptions;
 use crate::config::Config;
 use crate::files::uploads::Uploads;
 use crate::health::WriteHealth;
-use crate::idempotency::{KeyGates, Pipeline};
+use crate::idempotency::{KeyGates, Pipeline, Rules};
 use crate::live::Hub;
 use crate::offline::ShellBuild;
 use crate::storage::Store;
@@ -36,10 +36,12 @@ impl AppState {
     pub fn pipeline(&self) -> Pipeline<'_> {
         Pipeline {
             store: &self.store,
-            gates: &self.key_gates,
-            key_wait: self.config.key_wait,
-            key_ttl: self.config.idempotency_ttl,
-            health: &self.write_health,
+            rules: Rules {
+                gates: &self.key_gates,
+                key_wait: self.config.key_wait,
+                key_ttl: self.config.idempotency_ttl,
+                health: &self.write_health,
+            },
         }
     }
 }

@@ -13,5 +13,5 @@ pub use crate::records::{
     SavedAnswer, StoredAnswer,
 };
 pub use gate::{KeyGates, Pass};
-pub use pipeline::{Operation, Outcome, Pipeline, execute};
+pub use pipeline::{Operation, Outcome, Pipeline, Rules, execute};
 pub use request::{Payload, write_request};

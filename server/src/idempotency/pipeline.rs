@@ -93,11 +93,17 @@ impl<D> Outcome<D> {
     }
 }
 
-/// What the pipeline works with: the database, the in-process gates on keys, how long a
-/// key is kept and waited for, and where refused writes are noted for `/healthz`.
+/// What the pipeline works with: the database and the rules it keeps around it.
 #[derive(Clone, Copy)]
 pub struct Pipeline<'a> {
     pub store: &'a Store,
+    pub rules: Rules<'a>,
+}
+
+/// The pipeline without its store: the in-process gates on keys, how long a key is kept
+/// and waited for, and where refused writes are noted for `/healthz`.
+#[derive(Clone, Copy)]
+pub struct Rules<'a> {
     pub gates: &'a KeyGates,
     /// How long a request waits for another one with its key (PROTOCOL §Server 4).
     pub key_wait: Duration,
@@ -121,34 +127,9 @@ where
 {
     let work = Answered { operation, answer };
     match pipeline.store {
-        Store::Sqlite(backend) => execute_on(backend, pipeline, scope, key, work).await,
-        Store::Postgres(backend) => execute_on(backend, pipeline, scope, key, work).await,
+        Store::Sqlite(backend) => run_once(backend, pipeline.rules, scope, key, work).await,
+        Store::Postgres(backend) => run_once(backend, pipeline.rules, scope, key, work).await,
     }
-}
-
-async fn execute_on<B: Backend, W: Work>(
-    backend: &B,
-    pipeline: Pipeline<'_>,
-    scope: &str,
-    key: &IdempotencyKey,
-    work: W,
-) -> Result<Answer, ApiError> {
-    let rules = Rules {
-        gates: pipeline.gates,
-        key_wait: pipeline.key_wait,
-        key_ttl: pipeline.key_ttl,
-        health: pipeline.health,
-    };
-    run_once(backend, rules, scope, key, work).await
-}
-
-/// The pipeline without its store: what [`run_once`] needs besides the backend.
-#[derive(Clone, Copy)]
-struct Rules<'a> {
-    gates: &'a KeyGates,
-    key_wait: Duration,
-    key_ttl: Duration,
-    health: &'a WriteHealth,
 }
 
 /// Runs `work` once under `key`, or replays the answer the key holds.
@@ -170,7 +151,7 @@ async fn run_once<B: Backend, W: Work>(
 
 async fn answer_once<B: Backend, W: Work>(
     backend: &B,
-    pipeline: Rules<'_>,
+    rules: Rules<'_>,
     scope: &str,
     key: &IdempotencyKey,
     gate: &str,
@@ -181,12 +162,12 @@ async fn answer_once<B: Backend, W: Work>(
     // first, off the write path. Any other key is most likely new and goes to the write,
     // which claims it; if the key held an answer after all (another process gave it, or
     // this one forgot it), the write is undone and that answer replayed (below).
-    if pipeline.gates.answered.lately(gate)
+    if rules.gates.answered.lately(gate)
         && let Some(saved) = backend.find_answer(scope, key).await?
     {
         return replay(saved, &fingerprint);
     }
-    let _leading = match pipeline.gates.pass(gate, pipeline.key_wait).await? {
+    let _leading = match rules.gates.pass(gate, rules.key_wait).await? {
         Pass::Leader(held) => Some(held),
         Pass::Follower => {
             if let Some(saved) = backend.find_answer(scope, key).await? {
@@ -202,7 +183,7 @@ async fn answer_once<B: Backend, W: Work>(
         key: key.clone(),
         fingerprint: fingerprint.clone(),
         created_at: timestamp::format(now),
-        expires_at: timestamp::format(timestamp::after(now, pipeline.key_ttl)),
+        expires_at: timestamp::format(timestamp::after(now, rules.key_ttl)),
     };
     let written = backend
         .write(ticket, Arc::new(work))
@@ -210,7 +191,7 @@ async fn answer_once<B: Backend, W: Work>(
         .map_err(ApiError::from);
     // `/healthz` hears what the write itself did: an answer it replayed wrote nothing.
     if !matches!(written, Ok(Answer { replayed: true, .. })) {
-        pipeline.health.record(&written);
+        rules.health.record(&written);
     }
     match written {
         Ok(answer) => Ok(answer),

@@ -61,7 +61,7 @@ async fn submit(
     };
     let bytes = match read_limited(&headers, body, state.config.body_timeout).await {
         Ok(bytes) => bytes,
-        Err(error) => return refused(&state, error, None, None),
+        Err(error) => return refused(&state, error, None, None, None),
     };
     let is_form = headers
         .get(header::CONTENT_TYPE)
@@ -70,11 +70,19 @@ async fn submit(
     if !is_form {
         let error =
             ApiError::UnsupportedMediaType("the form must be sent as a web form".to_owned());
-        return refused(&state, error, None, None);
+        return refused(&state, error, None, None, None);
     }
     let fields: Fields = match serde_urlencoded::from_bytes(&bytes) {
         Ok(fields) => fields,
-        Err(e) => return refused(&state, ApiError::InvalidBody(e.to_string()), None, None),
+        Err(e) => {
+            return refused(
+                &state,
+                ApiError::InvalidBody(e.to_string()),
+                None,
+                None,
+                None,
+            );
+        }
     };
     // Browsers send a textarea's line breaks as CRLF; the app's own saves use LF.
     let body = fields.body.replace("\r\n", "\n");
@@ -84,11 +92,19 @@ async fn submit(
     if let Some(named) = owner
         && let Err(error) = check_owner(Some(named), &viewer)
     {
-        return refused(&state, error, Some((&fields.title, &body)), owner);
+        let key = IdempotencyKey::parse(&fields.key).ok();
+        return refused(
+            &state,
+            error,
+            Some((&fields.title, &body)),
+            owner,
+            key.as_ref(),
+        );
     }
+    let draft = Some((fields.title.as_str(), body.as_str()));
     let key = match IdempotencyKey::parse(&fields.key) {
         Ok(key) => key,
-        Err(error) => return refused(&state, error.into(), Some((&fields.title, &body)), owner),
+        Err(error) => return refused(&state, error.into(), draft, owner, None),
     };
     tracing::Span::current().record("key", key.as_str());
     let request = NewNote {
@@ -98,7 +114,7 @@ async fn submit(
     };
     let note = match ValidNewNote::parse(request) {
         Ok(note) => note,
-        Err(error) => return refused(&state, error, Some((&fields.title, &body)), owner),
+        Err(error) => return refused(&state, error, draft, owner, Some(&key)),
     };
     let create = CreateNote::from_form(note);
     let answer = answers::created_from_form;
@@ -106,28 +122,44 @@ async fn submit(
         Ok(answer) => answer.into_response(),
         Err(error) => {
             error.log(Some(key.as_str()));
-            refused(&state, error, Some((&fields.title, &body)), owner)
+            // A key that holds another request's answer cannot save this text; any other
+            // refusal leaves the key free or its outcome unknown, so the form keeps it.
+            let kept = (!matches!(error, ApiError::IdempotencyKeyReused)).then_some(&key);
+            refused(&state, error, draft, owner, kept)
         }
     }
 }
 
-/// A page that says why the note was not saved and gives the text back in a form with a
-/// new key (and the same person, if the form named one), so nothing typed is lost.
+/// A page that says why the note was not saved and gives the text back in a form, so
+/// nothing typed is lost. The form keeps `key` when there is one: the write under it may
+/// still be running (409) or may have been stored before its answer was lost (5xx), and
+/// sending the form again with the same key stores the note once either way, where a new
+/// key would store it twice. Without a key (none was sent, or it holds another request's
+/// answer) the form gets a new one.
 fn refused(
     state: &AppState,
     error: ApiError,
     draft: Option<(&str, &str)>,
     owner: Option<&str>,
+    key: Option<&IdempotencyKey>,
 ) -> Response {
     let (status, _) = error.status_and_slug();
     let (title, body) = draft.unwrap_or_default();
-    let retry_hint = if status.is_server_error() || matches!(error, ApiError::IdempotencyKeyInUse) {
-        " Nothing was saved; send the form again in a moment."
+    let retry_hint = if matches!(error, ApiError::IdempotencyKeyInUse) {
+        " An earlier send of this form is still being saved; send it again in a moment: it is stored once."
+    } else if status.is_server_error() {
+        " It may or may not have been saved; send the form again in a moment: it is stored once either way."
+    } else if matches!(error, ApiError::IdempotencyKeyReused) {
+        " This form already saved a different text; the text below is not saved yet: send it to save it as a new note."
     } else if matches!(error, ApiError::SignedInAsSomeoneElse) {
         " Nothing was saved."
     } else {
         ""
     };
+    let key = key.map_or_else(
+        || uuid::Uuid::new_v4().to_string(),
+        |key| key.as_str().to_owned(),
+    );
     let owner_field = owner.map_or(String::new(), |owner| {
         format!(
             r#"<input type="hidden" name="{FORM_OWNER_FIELD}" value="{}">
@@ -154,7 +186,7 @@ fn refused(
 </main></body></html>"#,
         css = escape(&state.shell.stylesheet),
         message = escape(&error.problem().detail),
-        key = uuid::Uuid::new_v4(),
+        key = escape(&key),
         title = escape(title),
         body = escape(body),
     );

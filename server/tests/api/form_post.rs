@@ -1,7 +1,9 @@
 //! The page's form without JavaScript: `POST /notes` with the key the server minted into
 //! the rendered form, answered with a redirect back to the page.
 
-use crate::helpers::{TestApp, spawn_app};
+use std::time::Duration;
+
+use crate::helpers::{TestApp, spawn_app, spawn_app_with};
 
 /// A signed-in client that does not follow redirects.
 fn no_redirects(app: &TestApp) -> reqwest::Client {
@@ -93,7 +95,8 @@ async fn the_same_rendered_form_sent_twice_stores_one_note() {
 }
 
 #[tokio::test]
-async fn a_refused_form_gives_the_text_back_with_the_reason_and_a_new_key() {
+async fn a_refused_form_gives_the_text_back_with_the_reason_and_its_key_which_then_saves_the_mended_text()
+ {
     let app = spawn_app().await;
     let response = send_form(
         &app,
@@ -108,10 +111,110 @@ async fn a_refused_form_gives_the_text_back_with_the_reason_and_a_new_key() {
     let html = response.text().await.unwrap();
     assert!(html.contains("the title is empty"), "{html}");
     assert!(html.contains("Keep &lt;this&gt; text"), "{html}");
-    let new_key = rendered_key(&html);
-    assert_ne!(new_key, "form-key-2");
+    assert_eq!(
+        rendered_key(&html),
+        "form-key-2",
+        "nothing is stored under the key"
+    );
     assert_eq!(app.note_count().await, 0);
+    let mended = send_form(
+        &app,
+        &[
+            ("idempotency_key", "form-key-2"),
+            ("title", "Mended"),
+            ("body", "Keep <this> text"),
+        ],
+    )
+    .await;
+    assert_eq!(mended.status(), 303);
+    assert_eq!(app.note_count().await, 1);
+
     let missing_key = send_form(&app, &[("title", "No key"), ("body", "still here")]).await;
     assert_eq!(missing_key.status(), 400);
-    assert!(missing_key.text().await.unwrap().contains("still here"));
+    let html = missing_key.text().await.unwrap();
+    assert!(html.contains("still here"));
+    assert!(
+        uuid::Uuid::parse_str(&rendered_key(&html)).is_ok(),
+        "a new key"
+    );
+}
+
+/// Sending the form again while its first send is still being saved (a reload, a second
+/// press on a slow server) is 409; the page it gives must keep the key, or sending that
+/// page's form once the first send has finished stores the note a second time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_form_sent_again_while_its_first_send_is_saving_keeps_its_key_and_the_note_is_stored_once()
+ {
+    let app = spawn_app_with(|config| config.key_wait = Duration::from_millis(200)).await;
+    app.db.slow_down_note_inserts(&app.pool).await;
+    let fields = [
+        ("idempotency_key", "form-key-3"),
+        ("title", "Slow"),
+        ("body", "saved once"),
+    ];
+    let first = send_form(&app, &fields);
+    let again = async {
+        // Let the first send take the key and start its slow insert.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        send_form(&app, &fields).await
+    };
+    let (first, again) = tokio::join!(first, again);
+    assert_eq!(first.status(), 303);
+    assert_eq!(again.status(), 409);
+    let html = again.text().await.unwrap();
+    assert!(html.contains("still being saved"), "{html}");
+    assert!(
+        html.contains("saved once"),
+        "the text is given back: {html}"
+    );
+    let key = rendered_key(&html);
+    assert_eq!(key, "form-key-3");
+
+    let resent = send_form(
+        &app,
+        &[
+            ("idempotency_key", &key),
+            ("title", "Slow"),
+            ("body", "saved once"),
+        ],
+    )
+    .await;
+    assert_eq!(resent.status(), 303);
+    assert_eq!(resent.headers()["idempotent-replayed"], "true");
+    assert_eq!(app.note_count().await, 1);
+}
+
+/// A key that already saved another text cannot save this one: the page says so and gives
+/// a new key, which saves the text as a note of its own.
+#[tokio::test]
+async fn a_form_whose_key_saved_another_text_gets_a_new_key_for_this_one() {
+    let app = spawn_app().await;
+    let first = [
+        ("idempotency_key", "form-key-4"),
+        ("title", "First"),
+        ("body", "a"),
+    ];
+    assert_eq!(send_form(&app, &first).await.status(), 303);
+    let other = [
+        ("idempotency_key", "form-key-4"),
+        ("title", "Second"),
+        ("body", "b"),
+    ];
+    let refused = send_form(&app, &other).await;
+    assert_eq!(refused.status(), 422);
+    let html = refused.text().await.unwrap();
+    assert!(html.contains("already saved a different text"), "{html}");
+    let key = rendered_key(&html);
+    assert_ne!(key, "form-key-4");
+    let saved = send_form(
+        &app,
+        &[
+            ("idempotency_key", &key),
+            ("title", "Second"),
+            ("body", "b"),
+        ],
+    )
+    .await;
+    assert_eq!(saved.status(), 303);
+    assert_eq!(app.note_count().await, 2);
 }
