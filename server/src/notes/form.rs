@@ -92,14 +92,8 @@ async fn submit(
     if let Some(named) = owner
         && let Err(error) = check_owner(Some(named), &viewer)
     {
-        let key = IdempotencyKey::parse(&fields.key).ok();
-        return refused(
-            &state,
-            error,
-            Some((&fields.title, &body)),
-            owner,
-            key.as_ref(),
-        );
+        let key = IdempotencyKey::parse(&fields.key).map(|_| fields.key.as_str());
+        return refused(&state, error, Some((&fields.title, &body)), owner, key.ok());
     }
     let draft = Some((fields.title.as_str(), body.as_str()));
     let key = match IdempotencyKey::parse(&fields.key) {
@@ -114,7 +108,7 @@ async fn submit(
     };
     let note = match ValidNewNote::parse(request) {
         Ok(note) => note,
-        Err(error) => return refused(&state, error, draft, owner, Some(&key)),
+        Err(error) => return refused(&state, error, draft, owner, Some(&fields.key)),
     };
     let create = CreateNote::from_form(note);
     let answer = answers::created_from_form;
@@ -124,42 +118,31 @@ async fn submit(
             error.log(Some(key.as_str()));
             // A key that holds another request's answer cannot save this text; any other
             // refusal leaves the key free or its outcome unknown, so the form keeps it.
-            let kept = (!matches!(error, ApiError::IdempotencyKeyReused)).then_some(&key);
+            let kept = (!matches!(error, ApiError::IdempotencyKeyReused)).then_some(&*fields.key);
             refused(&state, error, draft, owner, kept)
         }
     }
 }
 
-/// A page that says why the note was not saved and gives the text back in a form, so
-/// nothing typed is lost. The form keeps `key` when there is one: the write under it may
-/// still be running (409) or may have been stored before its answer was lost (5xx), and
-/// sending the form again with the same key stores the note once either way, where a new
-/// key would store it twice. Without a key (none was sent, or it holds another request's
-/// answer) the form gets a new one.
+/// A page that says why the note was not saved (or that it is not known whether it was)
+/// and gives the text back in a form, so nothing typed is lost. The form keeps `key`, the
+/// key as the form sent it, when there is one: the write under it may still be running
+/// (409) or may have been stored before its answer was lost (5xx), and sending the form
+/// again with the same key stores the note once either way, where a new key would store
+/// it twice; a refusal stores nothing under it. Without a key (none usable was sent, it
+/// holds another request's answer, or the refusal came before the key was read) the form
+/// gets a new one.
 fn refused(
     state: &AppState,
     error: ApiError,
     draft: Option<(&str, &str)>,
     owner: Option<&str>,
-    key: Option<&IdempotencyKey>,
+    key: Option<&str>,
 ) -> Response {
     let (status, _) = error.status_and_slug();
     let (title, body) = draft.unwrap_or_default();
-    let retry_hint = if matches!(error, ApiError::IdempotencyKeyInUse) {
-        " An earlier send of this form is still being saved; send it again in a moment: it is stored once."
-    } else if status.is_server_error() {
-        " It may or may not have been saved; send the form again in a moment: it is stored once either way."
-    } else if matches!(error, ApiError::IdempotencyKeyReused) {
-        " This form already saved a different text; the text below is not saved yet: send it to save it as a new note."
-    } else if matches!(error, ApiError::SignedInAsSomeoneElse) {
-        " Nothing was saved."
-    } else {
-        ""
-    };
-    let key = key.map_or_else(
-        || uuid::Uuid::new_v4().to_string(),
-        |key| key.as_str().to_owned(),
-    );
+    let (heading, notice) = notice(&error, status);
+    let key = key.map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_owned);
     let owner_field = owner.map_or(String::new(), |owner| {
         format!(
             r#"<input type="hidden" name="{FORM_OWNER_FIELD}" value="{}">
@@ -170,10 +153,10 @@ fn refused(
     let page = format!(
         r#"<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Not saved — oncenote</title><link rel="stylesheet" href="{css}"></head>
+<title>{heading} — oncenote</title><link rel="stylesheet" href="{css}"></head>
 <body><main>
 <h1>oncenote</h1>
-<p class="notice" role="alert">Not saved: {message}.{retry_hint}</p>
+<p class="notice" role="alert">{notice}</p>
 <form class="compose" method="post" action="{FORM_PATH}" aria-label="New note">
 <input type="hidden" name="{FORM_KEY_FIELD}" value="{key}">
 {owner_field}<label for="note-title">Title</label>
@@ -185,10 +168,42 @@ fn refused(
 <p><a href="/">Back to your notes</a></p>
 </main></body></html>"#,
         css = escape(&state.shell.stylesheet),
-        message = escape(&error.problem().detail),
         key = escape(&key),
         title = escape(title),
         body = escape(body),
     );
     (status, Html(page)).into_response()
+}
+
+/// The page's title and its notice (HTML), for what the refusal says about the note: not
+/// saved, or — while an earlier send is still saving, or after a server failure — not
+/// known yet, and what to do.
+fn notice(error: &ApiError, status: StatusCode) -> (&'static str, String) {
+    let unknown = "send the form again, unchanged,";
+    match error {
+        ApiError::IdempotencyKeyInUse => (
+            "Not confirmed yet",
+            format!("Not confirmed yet: an earlier send of this form is still being saved. To see that it was, {unknown} in a moment: the note is stored once."),
+        ),
+        ApiError::StorageFull => (
+            "Not confirmed",
+            format!("Not confirmed: the server’s disk is full. Once there is room, {unknown}: the note is stored once, whether or not this send stored it."),
+        ),
+        _ if status.is_server_error() => (
+            "Not confirmed",
+            format!("Not confirmed: the server could not finish the save (it answered {}). It may or may not have been saved: {unknown} in a moment; the note is stored once either way.", status.as_u16()),
+        ),
+        ApiError::IdempotencyKeyReused => (
+            "Not saved",
+            "Not saved: this form already saved a different text. The text below is not saved yet: send it to save it as a note of its own.".to_owned(),
+        ),
+        ApiError::SignedInAsSomeoneElse => (
+            "Not saved",
+            format!("Not saved: {}. Nothing was saved.", escape(&error.problem().detail)),
+        ),
+        _ => (
+            "Not saved",
+            format!("Not saved: {}.", escape(&error.problem().detail)),
+        ),
+    }
 }
