@@ -37,6 +37,17 @@ pub(super) fn record_change(
     Ok(())
 }
 
+/// A page's notes, by id (the ids as a JSON array), the person's only. `+scope`: with a
+/// plain `scope = ?` SQLite's planner (no statistics) walks all of the person's notes by
+/// their `(scope, idempotency_key)` index and checks each against the ids — 134 ms a
+/// page at 100,000 notes, where looking each id up takes 0.1 ms.
+fn notes_by_id() -> String {
+    format!(
+        "SELECT {NOTE_COLUMNS} FROM notes WHERE +scope = ? \
+         AND id IN (SELECT value FROM json_each(?))"
+    )
+}
+
 impl SqliteStore {
     /// Up to `limit` + 1 changes after `since`, with the notes as they stand, and the
     /// feed's bounds — all in one read transaction (one snapshot of the WAL).
@@ -57,14 +68,11 @@ impl SqliteStore {
         .fetch_all(&mut *tx)
         .await?;
         let ids: Vec<&str> = rows.iter().map(|(_, id, _)| id.as_str()).collect();
-        let notes: Vec<NoteRow> = sqlx::query_as(&format!(
-            "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = ? \
-             AND id IN (SELECT value FROM json_each(?))"
-        ))
-        .bind(scope)
-        .bind(serde_json::to_string(&ids).map_err(anyhow::Error::from)?)
-        .fetch_all(&mut *tx)
-        .await?;
+        let notes: Vec<NoteRow> = sqlx::query_as(&notes_by_id())
+            .bind(scope)
+            .bind(serde_json::to_string(&ids).map_err(anyhow::Error::from)?)
+            .fetch_all(&mut *tx)
+            .await?;
         let bounds: Option<(i64, i64)> =
             sqlx::query_as("SELECT seq, compacted_through FROM change_counters WHERE scope = ?")
                 .bind(scope)
@@ -141,5 +149,41 @@ impl SqliteStore {
             .rows_affected();
         tx.commit().await?;
         Ok(gone)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `EXPLAIN QUERY PLAN` of `sql` on a new, migrated database, its lines joined.
+    async fn plan_of(sql: &str, binds: usize) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("plan.db").display());
+        let store = SqliteStore::open(&url, std::time::Duration::from_secs(5), 16, None)
+            .await
+            .unwrap();
+        let explain = format!("EXPLAIN QUERY PLAN {sql}");
+        let mut query = sqlx::query_as::<_, (i64, i64, i64, String)>(&explain);
+        for _ in 0..binds {
+            query = query.bind("[]");
+        }
+        let lines = query.fetch_all(&store.reader).await.unwrap();
+        store.close().await;
+        lines
+            .into_iter()
+            .map(|(_, _, _, line)| line)
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    #[tokio::test]
+    async fn a_feed_page_looks_its_notes_up_by_id_instead_of_walking_all_the_persons_notes() {
+        let plan = plan_of(&notes_by_id(), 2).await;
+        assert!(
+            plan.contains("SEARCH notes USING INDEX sqlite_autoindex_notes_1 (id=?)"),
+            "{plan}"
+        );
+        assert!(!plan.contains("(scope=?)"), "{plan}");
     }
 }
