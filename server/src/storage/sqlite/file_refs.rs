@@ -40,6 +40,14 @@ pub(super) fn refer_to_files(
     Ok(())
 }
 
+/// The files a note refers to, seen now; and its references dropped. `+scope`: the refs
+/// are found by the note's index, not by walking every ref of the person (which the
+/// planner chose with no statistics; in the write lock of every delete for good).
+pub(super) const FILES_OF_NOTE_SEEN: &str = "UPDATE files SET last_seen_at = ? \
+     WHERE scope = ? AND sha256 IN (SELECT sha256 FROM file_refs WHERE +scope = ? AND note_id = ?)";
+pub(super) const REFS_OF_NOTE_DROPPED: &str =
+    "DELETE FROM file_refs WHERE +scope = ? AND note_id = ?";
+
 /// Drops the references of a note deleted for good; the files that lost one are seen
 /// `at`, so each is kept for the grace period from now before it can be swept.
 pub(super) fn forget_refs_of(
@@ -48,12 +56,9 @@ pub(super) fn forget_refs_of(
     note_id: &str,
     at: &str,
 ) -> Result<(), StorageError> {
-    tx.prepare_cached(
-        "UPDATE files SET last_seen_at = ? WHERE scope = ? AND sha256 IN \
-         (SELECT sha256 FROM file_refs WHERE scope = ? AND note_id = ?)",
-    )?
-    .execute(params![at, scope, scope, note_id])?;
-    tx.prepare_cached("DELETE FROM file_refs WHERE scope = ? AND note_id = ?")?
+    tx.prepare_cached(FILES_OF_NOTE_SEEN)?
+        .execute(params![at, scope, scope, note_id])?;
+    tx.prepare_cached(REFS_OF_NOTE_DROPPED)?
         .execute(params![scope, note_id])?;
     Ok(())
 }

@@ -26,6 +26,8 @@ mod limits;
 mod note_writes;
 mod notes;
 mod open;
+#[cfg(test)]
+mod query_plans;
 pub mod search;
 mod sessions;
 mod sweeps;

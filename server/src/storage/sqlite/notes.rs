@@ -4,9 +4,19 @@
 use app::api::{Note, NotesPage, Revision};
 
 use super::SqliteStore;
+use super::tags::{TAGGED_IDS, TagRange};
 use crate::records::cursor::{Cursor, Order};
 use crate::storage::StorageError;
 use crate::storage::rows::{NOTE_COLUMNS, NoteRow, RevisionRow};
+
+/// A page of the person's notes outside the trash, pinned first, then newest first;
+/// `after` and `tagged` narrow it (a cursor, a tag's [`TAGGED_IDS`]).
+pub(super) fn list_notes_sql(after: &str, tagged: &str) -> String {
+    format!(
+        "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = ? AND trashed_at IS NULL {after} \
+         {tagged} ORDER BY pinned DESC, created_at DESC, id DESC LIMIT ?"
+    )
+}
 
 impl SqliteStore {
     pub async fn list_notes(
@@ -24,26 +34,24 @@ impl SqliteStore {
             ""
         };
         let tagged = if tag.is_some() {
-            "AND id IN (SELECT note_id FROM note_tags WHERE scope = ? \
-             AND (tag = ? OR substr(tag, 1, ?) = ?))"
+            format!("AND id IN ({TAGGED_IDS})")
         } else {
-            ""
+            String::new()
         };
-        let sql = format!(
-            "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = ? AND trashed_at IS NULL {after} \
-             {tagged} ORDER BY pinned DESC, created_at DESC, id DESC LIMIT ?"
-        );
+        let sql = list_notes_sql(after, &tagged);
         let mut query = sqlx::query_as::<_, NoteRow>(&sql).bind(scope);
         if let Some(c) = cursor {
             query = query.bind(c.pinned).bind(&c.at).bind(&c.id);
         }
         if let Some(tag) = tag {
-            let nested = format!("{tag}/");
+            let range = TagRange::of(tag);
             query = query
                 .bind(scope)
-                .bind(tag)
-                .bind(nested.chars().count() as i64)
-                .bind(nested);
+                .bind(range.tag)
+                .bind(range.tag)
+                .bind(range.tag)
+                .bind(range.nested_chars)
+                .bind(range.nested);
         }
         let rows = query.bind(fetch).fetch_all(&self.reader).await?;
         let notes = rows.into_iter().map(Note::from).collect();

@@ -4,6 +4,7 @@
 use app::api::Note;
 
 use super::SqliteStore;
+use super::tags::{TAGGED_IDS, TagRange};
 use crate::storage::StorageError;
 use crate::storage::rows::{NOTE_COLUMNS, NoteRow};
 use crate::text::cjk;
@@ -30,17 +31,24 @@ impl SqliteStore {
         };
         let wanted = serde_json::to_string(tags).unwrap_or_default();
         let Some(query) = query else {
-            let rows: Vec<NoteRow> = sqlx::query_as(&format!(
-                "SELECT {} FROM notes n WHERE n.scope = ? AND n.trashed_at IS NULL {tagged} \
-                 ORDER BY n.created_at DESC, n.id DESC LIMIT ? OFFSET ?",
-                prefixed("n", NOTE_COLUMNS)
-            ))
-            .bind(scope)
-            .bind(&wanted)
-            .bind(i64::from(limit))
-            .bind(i64::from(offset))
-            .fetch_all(&self.reader)
-            .await?;
+            // Only tags (the search module asks without words only then).
+            let Some(first) = tags.first() else {
+                return Ok(Vec::new());
+            };
+            let range = TagRange::of(first);
+            let rows: Vec<NoteRow> = sqlx::query_as(&tags_only_sql())
+                .bind(scope)
+                .bind(scope)
+                .bind(range.tag)
+                .bind(range.tag)
+                .bind(range.tag)
+                .bind(range.nested_chars)
+                .bind(&range.nested)
+                .bind(&wanted)
+                .bind(i64::from(limit))
+                .bind(i64::from(offset))
+                .fetch_all(&self.reader)
+                .await?;
             return Ok(rows.into_iter().map(Note::from).collect());
         };
         // The title weighs ten times the body; ties go to the newer note. Only the newest
@@ -73,6 +81,18 @@ impl SqliteStore {
             .await?;
         Ok(rows.into_iter().map(Note::from).collect())
     }
+}
+
+/// A search of tags only: the notes carrying the first tag (by the ids the tag index
+/// gives: `+n.scope` keeps the planner from walking every live note of the person and
+/// checking each, 112-121 ms at 100,000 notes whatever the tag), then every tag.
+pub(super) fn tags_only_sql() -> String {
+    format!(
+        "SELECT {} FROM notes n WHERE +n.scope = ? AND n.trashed_at IS NULL \
+         AND n.id IN ({TAGGED_IDS}) {CARRIES_EVERY_TAG} \
+         ORDER BY n.created_at DESC, n.id DESC LIMIT ? OFFSET ?",
+        prefixed("n", NOTE_COLUMNS)
+    )
 }
 
 /// Keeps the notes `n` that carry every tag of the JSON array bound here, or a tag nested

@@ -26,20 +26,61 @@ impl SqliteStore {
     }
 }
 
+/// The notes of the person carrying a tag or one nested under it (`work` and `work/…`),
+/// read by the ids the tag index gives. Both `+scope` and the tag's range matter: without
+/// them SQLite's planner (it has no statistics) walks every note of the person, and
+/// every tag of theirs, to find a few (171 ms at 100,000 notes, inside the write lock of
+/// a rename; 22 ms for a tag on 3,755 of them, measured).
+pub(super) fn tagged_notes_sql() -> String {
+    format!(
+        "SELECT {NOTE_COLUMNS} FROM notes WHERE +scope = ? AND id IN ({TAGGED_IDS}) \
+         ORDER BY created_at, id"
+    )
+}
+
+/// The ids of the person's notes carrying a tag or one nested under it: binds the scope,
+/// then [`TagRange`]'s `tag`, `tag`, `tag`, `nested_chars`, `nested`. The range
+/// (`tag` ≤ t < `tag` + "0") holds the tag and every `tag/…` ('/' sorts just before '0'),
+/// so the tag index is read over that range only, not over every tag of the person.
+pub(super) const TAGGED_IDS: &str = "SELECT note_id FROM note_tags WHERE scope = ? \
+     AND tag >= ? AND tag < ? || '0' AND (tag = ? OR substr(tag, 1, ?) = ?)";
+
+/// What [`TAGGED_IDS`] binds for a tag.
+pub(super) struct TagRange<'a> {
+    pub tag: &'a str,
+    pub nested_chars: i64,
+    pub nested: String,
+}
+
+impl<'a> TagRange<'a> {
+    pub fn of(tag: &'a str) -> Self {
+        let nested = format!("{tag}/");
+        Self {
+            tag,
+            nested_chars: nested.chars().count() as i64,
+            nested,
+        }
+    }
+}
+
 impl SqliteTx<'_> {
     pub(super) fn tagged_notes(
         &mut self,
         scope: &str,
         tag: &str,
     ) -> Result<Vec<Note>, StorageError> {
-        let nested = format!("{tag}/");
-        let mut select = self.0.prepare_cached(&format!(
-            "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = ? AND id IN \
-             (SELECT note_id FROM note_tags WHERE scope = ? AND (tag = ? OR substr(tag, 1, ?) = ?)) \
-             ORDER BY created_at, id"
-        ))?;
+        let range = TagRange::of(tag);
+        let mut select = self.0.prepare_cached(&tagged_notes_sql())?;
         let rows = select.query_map(
-            params![scope, scope, tag, nested.chars().count() as i64, nested],
+            params![
+                scope,
+                scope,
+                range.tag,
+                range.tag,
+                range.tag,
+                range.nested_chars,
+                range.nested
+            ],
             NoteRow::from_sqlite,
         )?;
         let mut notes = Vec::new();
