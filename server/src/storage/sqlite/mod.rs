@@ -31,6 +31,7 @@ mod query_plans;
 pub mod search;
 mod sessions;
 mod sweeps;
+mod tag_range;
 mod tags;
 mod writer;
 

@@ -4,7 +4,7 @@
 use app::api::{Note, NotesPage, Revision};
 
 use super::SqliteStore;
-use super::tags::{TAGGED_IDS, TagRange};
+use super::tag_range::{TAGGED_IDS, TagRange};
 use crate::records::cursor::{Cursor, Order};
 use crate::storage::StorageError;
 use crate::storage::rows::{NOTE_COLUMNS, NoteRow, RevisionRow};

@@ -7,7 +7,7 @@
 
 use super::SqliteStore;
 use super::file_refs::{FILES_OF_NOTE_SEEN, REFS_OF_NOTE_DROPPED};
-use super::tags::TAGGED_IDS;
+use super::tag_range::TAGGED_IDS;
 
 /// `EXPLAIN QUERY PLAN` of `sql` (its `binds` parameters bound to `"x"`) on a new,
 /// migrated database: its lines joined with "; ".

@@ -4,7 +4,7 @@
 use app::api::Note;
 
 use super::SqliteStore;
-use super::tags::{TAGGED_IDS, TagRange};
+use super::tag_range::{TAGGED_IDS, TagRange};
 use crate::storage::StorageError;
 use crate::storage::rows::{NOTE_COLUMNS, NoteRow};
 use crate::text::cjk;

@@ -6,6 +6,7 @@ use rusqlite::{OptionalExtension, params};
 
 use super::SqliteStore;
 use super::note_writes::SqliteTx;
+use super::tag_range::{TAGGED_IDS, TagRange};
 use crate::records::{Fingerprint, IdempotencyKey};
 use crate::storage::StorageError;
 use crate::storage::rows::{NOTE_COLUMNS, NoteRow};
@@ -36,31 +37,6 @@ pub(super) fn tagged_notes_sql() -> String {
         "SELECT {NOTE_COLUMNS} FROM notes WHERE +scope = ? AND id IN ({TAGGED_IDS}) \
          ORDER BY created_at, id"
     )
-}
-
-/// The ids of the person's notes carrying a tag or one nested under it: binds the scope,
-/// then [`TagRange`]'s `tag`, `tag`, `tag`, `nested_chars`, `nested`. The range
-/// (`tag` ≤ t < `tag` + "0") holds the tag and every `tag/…` ('/' sorts just before '0'),
-/// so the tag index is read over that range only, not over every tag of the person.
-pub(super) const TAGGED_IDS: &str = "SELECT note_id FROM note_tags WHERE scope = ? \
-     AND tag >= ? AND tag < ? || '0' AND (tag = ? OR substr(tag, 1, ?) = ?)";
-
-/// What [`TAGGED_IDS`] binds for a tag.
-pub(super) struct TagRange<'a> {
-    pub tag: &'a str,
-    pub nested_chars: i64,
-    pub nested: String,
-}
-
-impl<'a> TagRange<'a> {
-    pub fn of(tag: &'a str) -> Self {
-        let nested = format!("{tag}/");
-        Self {
-            tag,
-            nested_chars: nested.chars().count() as i64,
-            nested,
-        }
-    }
 }
 
 impl SqliteTx<'_> {
