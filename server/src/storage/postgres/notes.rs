@@ -25,7 +25,7 @@ impl PgStore {
         };
         let tagged = if tag.is_some() {
             "AND id IN (SELECT note_id FROM note_tags WHERE scope = $1 \
-             AND (tag = $6 OR substr(tag, 1, $7) = $8))"
+             AND tag >= $6 AND tag < $6 || '0' AND (tag = $6 OR substr(tag, 1, $7) = $8))"
         } else {
             "AND ($6::text IS NULL AND $7::int IS NULL AND $8::text IS NULL)"
         };

@@ -144,11 +144,20 @@ impl PgStore {
             CARRIES_EVERY_TAG
         };
         let Some(query) = query else {
-            // $1, $2 and $6 as in the search; only the tags and the scope are used.
+            // Only tags (the search module asks without words only then). $1, $2 and $6 as
+            // in the search; $7-$8 the first tag: its notes are read by the ids of its
+            // range of the tag index (the tag and every `tag/…`), not by checking every
+            // live note of the person.
+            let Some(first) = tags.first() else {
+                return Ok(Vec::new());
+            };
+            let nested = format!("{first}/");
             let rows: Vec<NoteRow> = sqlx::query_as(&format!(
                 "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = $3 AND trashed_at IS NULL \
-                 AND $1::text IS NULL AND $2::text IS NULL {tagged} \
-                 ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5"
+                 AND $1::text IS NULL AND $2::text IS NULL \
+                 AND id IN (SELECT note_id FROM note_tags WHERE scope = $3 \
+                 AND tag >= $7 AND tag < $7 || '0' AND (tag = $7 OR left(tag, $8) = $7 || '/')) \
+                 {tagged} ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5"
             ))
             .bind(None::<String>)
             .bind(None::<String>)
@@ -156,6 +165,8 @@ impl PgStore {
             .bind(i64::from(limit))
             .bind(i64::from(offset))
             .bind(tags)
+            .bind(first)
+            .bind(nested.chars().count() as i32)
             .fetch_all(&self.reader)
             .await?;
             return Ok(rows.into_iter().map(Note::from).collect());

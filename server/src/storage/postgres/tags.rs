@@ -33,9 +33,12 @@ impl PgTx {
     ) -> Result<Vec<Note>, StorageError> {
         let nested = format!("{tag}/");
         // FOR UPDATE: an edit of one of these notes on another replica waits for the rename.
+        // The range (tag ≤ t < tag + "0": the tag and every `tag/…`, in the column's byte
+        // order) lets the tag index read that range only, not every tag of the person.
         let rows: Vec<NoteRow> = sqlx::query_as(&format!(
             "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = $1 AND id IN \
-             (SELECT note_id FROM note_tags WHERE scope = $1 AND (tag = $2 OR substr(tag, 1, $3) = $4)) \
+             (SELECT note_id FROM note_tags WHERE scope = $1 AND tag >= $2 AND tag < $2 || '0' \
+             AND (tag = $2 OR substr(tag, 1, $3) = $4)) \
              ORDER BY created_at, id FOR UPDATE"
         ))
         .bind(scope)
