@@ -187,7 +187,7 @@ fn notice(error: &ApiError, status: StatusCode) -> (&'static str, String) {
         ),
         ApiError::StorageFull => (
             "Not confirmed",
-            format!("Not confirmed: the server’s disk is full. Once there is room, {unknown}: the note is stored once, whether or not this send stored it."),
+            "Not confirmed: the server’s disk is full. Once there is room, send the form again, unchanged: the note is stored once, whether or not this send stored it.".to_owned(),
         ),
         _ if status.is_server_error() => (
             "Not confirmed",

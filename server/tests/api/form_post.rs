@@ -283,3 +283,39 @@ async fn a_quoted_key_comes_back_as_sent_and_stays_the_same_key() {
     );
     assert_eq!(app.note_count().await, 1);
 }
+
+/// A full disk (507) leaves the form its key and says to send it again once there is
+/// room; sent then, the note is stored once.
+#[tokio::test]
+async fn a_form_refused_by_a_full_disk_keeps_its_key_and_says_to_send_it_again_once_there_is_room()
+{
+    if crate::test_db::backend() != crate::test_db::Backend::Sqlite {
+        return; // PostgreSQL's disk_full cannot be made here (see database_failures).
+    }
+    const PAGES: u32 = 1_000;
+    let app = spawn_app_with(|config| config.sqlite_max_pages = Some(PAGES)).await;
+    crate::database_failures::fill_the_disk(&app, PAGES).await;
+    let body = "x".repeat(20_000);
+    let fields = [
+        ("idempotency_key", "form-key-7"),
+        ("title", "Full"),
+        ("body", body.as_str()),
+    ];
+    let refused = send_form(&app, &fields).await;
+    assert_eq!(refused.status(), 507);
+    let html = refused.text().await.unwrap();
+    assert!(
+        html.contains(
+            "Once there is room, send the form again, unchanged: the note is stored once"
+        ),
+        "{html}"
+    );
+    assert_eq!(rendered_key(&html), "form-key-7");
+
+    sqlx::query("DELETE FROM filler")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(send_form(&app, &fields).await.status(), 303);
+    assert_eq!(app.note_count().await, 1);
+}
