@@ -30,6 +30,15 @@ async fn send_form(app: &TestApp, fields: &[(&str, &str)]) -> reqwest::Response 
         .unwrap()
 }
 
+/// The page's form sent with `key`, `title` and `body`.
+async fn send_note(app: &TestApp, key: &str, title: &str, body: &str) -> reqwest::Response {
+    send_form(
+        app,
+        &[("idempotency_key", key), ("title", title), ("body", body)],
+    )
+    .await
+}
+
 /// The key in the hidden field of the page's form.
 fn rendered_key(html: &str) -> String {
     let at = html
@@ -54,15 +63,7 @@ async fn the_page_renders_a_fresh_key_into_its_form_each_time() {
 async fn a_form_sent_without_javascript_stores_the_note_and_redirects_to_the_page() {
     let app = spawn_app().await;
     let key = rendered_key(&app.get("/").await.text().await.unwrap());
-    let response = send_form(
-        &app,
-        &[
-            ("idempotency_key", &key),
-            ("title", "Sent by a form"),
-            ("body", "line one\r\nline two"),
-        ],
-    )
-    .await;
+    let response = send_note(&app, &key, "Sent by a form", "line one\r\nline two").await;
     assert_eq!(response.status(), 303);
     assert_eq!(response.headers()["location"], "/");
     let stored: (String, String) = sqlx::query_as("SELECT title, body FROM notes")
@@ -98,15 +99,7 @@ async fn the_same_rendered_form_sent_twice_stores_one_note() {
 async fn a_refused_form_gives_the_text_back_with_the_reason_and_its_key_which_then_saves_the_mended_text()
  {
     let app = spawn_app().await;
-    let response = send_form(
-        &app,
-        &[
-            ("idempotency_key", "form-key-2"),
-            ("title", "   "),
-            ("body", "Keep <this> text"),
-        ],
-    )
-    .await;
+    let response = send_note(&app, "form-key-2", "   ", "Keep <this> text").await;
     assert_eq!(response.status(), 422);
     let html = response.text().await.unwrap();
     assert!(html.contains("the title is empty"), "{html}");
@@ -117,15 +110,7 @@ async fn a_refused_form_gives_the_text_back_with_the_reason_and_its_key_which_th
         "nothing is stored under the key"
     );
     assert_eq!(app.note_count().await, 0);
-    let mended = send_form(
-        &app,
-        &[
-            ("idempotency_key", "form-key-2"),
-            ("title", "Mended"),
-            ("body", "Keep <this> text"),
-        ],
-    )
-    .await;
+    let mended = send_note(&app, "form-key-2", "Mended", "Keep <this> text").await;
     assert_eq!(mended.status(), 303);
     assert_eq!(app.note_count().await, 1);
 
@@ -174,15 +159,7 @@ async fn a_form_sent_again_while_its_first_send_is_saving_keeps_its_key_and_the_
     let key = rendered_key(&html);
     assert_eq!(key, "form-key-3");
 
-    let resent = send_form(
-        &app,
-        &[
-            ("idempotency_key", &key),
-            ("title", "Slow"),
-            ("body", "saved once"),
-        ],
-    )
-    .await;
+    let resent = send_note(&app, &key, "Slow", "saved once").await;
     assert_eq!(resent.status(), 303);
     assert_eq!(resent.headers()["idempotent-replayed"], "true");
     assert_eq!(app.note_count().await, 1);
@@ -210,15 +187,7 @@ async fn a_form_whose_key_saved_another_text_gets_a_new_key_for_this_one() {
     assert!(html.contains("already saved a different text"), "{html}");
     let key = rendered_key(&html);
     assert_ne!(key, "form-key-4");
-    let saved = send_form(
-        &app,
-        &[
-            ("idempotency_key", &key),
-            ("title", "Second"),
-            ("body", "b"),
-        ],
-    )
-    .await;
+    let saved = send_note(&app, &key, "Second", "b").await;
     assert_eq!(saved.status(), 303);
     assert_eq!(app.note_count().await, 2);
 }
@@ -255,11 +224,7 @@ async fn a_form_refused_by_a_busy_database_keeps_its_key_and_says_the_save_is_no
 async fn a_quoted_key_comes_back_as_sent_and_stays_the_same_key() {
     let app = spawn_app().await;
     let quoted = "\"form-key-6\"";
-    let refused = send_form(
-        &app,
-        &[("idempotency_key", quoted), ("title", " "), ("body", "b")],
-    )
-    .await;
+    let refused = send_note(&app, quoted, " ", "b").await;
     assert_eq!(refused.status(), 422);
     let html = refused.text().await.unwrap();
     assert_eq!(rendered_key(&html).replace("&quot;", "\""), quoted);
