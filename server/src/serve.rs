@@ -19,8 +19,11 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::Request;
+use futures::FutureExt;
+use futures::future::BoxFuture;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
+use hyper::service::Service;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
@@ -85,13 +88,7 @@ pub async fn serve(
             continue;
         };
         let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(router.clone().map_request(
-            move |request: Request<Incoming>| {
-                let mut request = request.map(axum::body::Body::new);
-                request.extensions_mut().insert(ClientAddr(peer));
-                request
-            },
-        ));
+        let service = per_request(router.clone(), peer);
         let (builder, watcher) = (builder.clone(), graceful.watcher());
         tokio::spawn(async move {
             let _place = place;
@@ -101,8 +98,10 @@ pub async fn serve(
                 Ok(Ok(n)) if n > 0 => {}
                 _ => return,
             }
-            let connection = builder.serve_connection(TokioIo::new(stream), service);
-            if let Err(error) = watcher.watch(connection).await {
+            // Built inside the watch: a connection held in a local of its own as well
+            // would take its room twice in this task, for the connection's whole life.
+            let watched = watcher.watch(builder.serve_connection(TokioIo::new(stream), service));
+            if let Err(error) = watched.await {
                 tracing::debug!(error = %error, "connection ended with an error");
             }
         });
@@ -115,6 +114,29 @@ pub async fn serve(
         }
     }
     Ok(())
+}
+
+/// The router as hyper calls it for each request of a connection from `peer`, its
+/// future boxed. hyper keeps a connection's room for a request's future (the router's,
+/// about a kilobyte) from its first request until it closes, so a live stream, whose
+/// request is long answered, held that room for nothing; a boxed future is freed when
+/// the request is answered, and the room kept is a pointer's.
+fn per_request(
+    router: Router,
+    peer: std::net::SocketAddr,
+) -> impl hyper::service::Service<
+    Request<Incoming>,
+    Response = axum::response::Response,
+    Error = std::convert::Infallible,
+    Future = BoxFuture<'static, Result<axum::response::Response, std::convert::Infallible>>,
+> + Clone {
+    let service =
+        TowerToHyperService::new(router.map_request(move |request: Request<Incoming>| {
+            let mut request = request.map(axum::body::Body::new);
+            request.extensions_mut().insert(ClientAddr(peer));
+            request
+        }));
+    hyper::service::service_fn(move |request| service.call(request).boxed())
 }
 
 /// Answers a connection past the cap with 503 and closes it, without reading it.

@@ -116,12 +116,15 @@ impl Running {
                     ..
                 } = &mut self.follow;
                 let since = *cursor;
-                let read = place
-                    .reads
-                    .events_after(since, &mut place.woken, self.woken, || {
-                        read_events(store, scope, since, PAGE)
-                    })
-                    .await;
+                // Boxed, as the session check below: a stream waits far more than it reads,
+                // and a read's future held inline would take its room in every idle stream.
+                let read = Box::pin(place.reads.events_after(
+                    since,
+                    &mut place.woken,
+                    self.woken,
+                    || read_events(store, scope, since, PAGE),
+                ))
+                .await;
                 match read.as_deref() {
                     Ok((events, next, more)) => {
                         self.pending.extend(events.iter().map(change_event));
@@ -146,10 +149,13 @@ impl Running {
                         let wait = self.db_wait.mul_f64(1.0 + rand::random::<f64>() / 2.0);
                         self.db_wait = (self.db_wait * 2).min(DB_RETRY_AT_MOST);
                         let closing = &mut self.follow.place.closing;
-                        tokio::select! {
-                            () = tokio::time::sleep(wait) => {}
-                            _ = closing.wait_for(|closing| *closing) => self.done = true,
-                        }
+                        let waited = Box::pin(async {
+                            tokio::select! {
+                                () = tokio::time::sleep(wait) => false,
+                                _ = closing.wait_for(|closing| *closing) => true,
+                            }
+                        });
+                        self.done = waited.await;
                         continue;
                     }
                 }
@@ -178,7 +184,7 @@ impl Running {
                 continue;
             }
             self.check_at = Instant::now() + SESSION_CHECK;
-            if !self.session_alive().await {
+            if !Box::pin(self.session_alive()).await {
                 self.pending
                     .push_back(Event::default().event(SIGNED_OUT_EVENT).data("{}"));
                 self.done = true;

@@ -1,7 +1,7 @@
 //! `POST /api/import` against hostile archives: bounded in what it unpacks, in how many
 //! notes and entries it takes, in what it echoes back, and in the memory it uses.
 
-use crate::server_process::ServerProcess;
+use crate::server_process::{ServerProcess, resident_bytes};
 use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -67,17 +67,6 @@ async fn import(app: &TestApp, content_type: Option<&str>, zip: Vec<u8>) -> reqw
     request.send().await.expect("the server answers")
 }
 
-/// A process's resident memory, in bytes.
-fn resident_bytes(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))
-        .and_then(|line| line.split_whitespace().nth(1))
-        .and_then(|v| v.parse::<u64>().ok())
-        .map_or(0, |kib| kib * 1024)
-}
-
 #[tokio::test]
 async fn an_export_that_unpacks_past_the_limit_is_413_imports_nothing_and_keeps_memory_bounded() {
     // A valid export with one note, padded with spaces (valid JSON between two array
@@ -110,14 +99,7 @@ async fn an_export_that_unpacks_past_the_limit_is_413_imports_nothing_and_keeps_
         .pool_max_idle_per_host(0)
         .build()
         .unwrap();
-    let signed_in = client
-        .post(format!("{}/api/session", server.address))
-        .json(&json!({ "username": crate::helpers::ADMIN, "password": crate::helpers::ADMIN_PASSWORD }))
-        .send()
-        .await
-        .unwrap();
-    let token = crate::helpers::session_token(&signed_in).expect("signed in");
-    let cookie = format!("oncenote_session={token}");
+    let cookie = server.admin_cookie().await;
     let before = resident_bytes(pid);
     let peak = Arc::new(AtomicU64::new(before));
     let done = Arc::new(AtomicBool::new(false));

@@ -12,7 +12,7 @@ use zip::write::SimpleFileOptions;
 
 use crate::foreign_imports::import;
 use crate::helpers::{ADMIN, ADMIN_PASSWORD, session_token, spawn_app};
-use crate::server_process::ServerProcess;
+use crate::server_process::{ServerProcess, resident_bytes};
 
 /// A zip of `notes` Markdown files, as a vault would be.
 fn vault(notes: usize) -> Vec<u8> {
@@ -210,17 +210,6 @@ async fn an_import_cut_by_a_killed_server_is_finished_after_the_restart_without_
     );
 }
 
-/// A process's resident memory, in bytes.
-fn resident_bytes(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))
-        .and_then(|line| line.split_whitespace().nth(1))
-        .and_then(|v| v.parse::<u64>().ok())
-        .map_or(0, |kib| kib * 1024)
-}
-
 /// An Evernote export of `notes` notes of about `text_bytes` of text each.
 fn large_enex(notes: usize, text_bytes: usize) -> Vec<u8> {
     let mut enex = String::from(
@@ -258,16 +247,7 @@ async fn a_large_export_is_imported_as_a_stream_without_holding_it_in_memory() {
         .pool_max_idle_per_host(0)
         .build()
         .unwrap();
-    let signed_in = client
-        .post(format!("{}/api/session", server.address))
-        .json(&json!({ "username": ADMIN, "password": ADMIN_PASSWORD }))
-        .send()
-        .await
-        .unwrap();
-    let cookie = format!(
-        "oncenote_session={}",
-        session_token(&signed_in).expect("signed in")
-    );
+    let cookie = server.admin_cookie().await;
     let before = resident_bytes(pid);
     let peak = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(before));
     let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));

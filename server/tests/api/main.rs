@@ -17,6 +17,7 @@ mod hostile_inputs;
 mod html_safety;
 mod http_hardening;
 mod idempotent_create;
+mod idle_streams;
 mod import;
 mod import_limits;
 mod import_resumed;
@@ -34,6 +35,8 @@ mod request_checks;
 mod search;
 mod seed_scenarios;
 mod server_process;
+#[path = "../sse_socket/mod.rs"]
+mod sse_socket;
 mod tag_pages;
 mod tags_and_pins;
 mod tasks;

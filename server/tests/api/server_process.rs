@@ -38,11 +38,37 @@ impl ServerProcess {
         Self { child, address }
     }
 
+    /// The test admin's session cookie (`oncenote_session=…`), from a sign-in of its own.
+    pub async fn admin_cookie(&self) -> String {
+        let signed_in = reqwest::Client::new()
+            .post(format!("{}/api/session", self.address))
+            .json(&serde_json::json!({
+                "username": crate::helpers::ADMIN,
+                "password": crate::helpers::ADMIN_PASSWORD,
+            }))
+            .send()
+            .await
+            .expect("the sign-in");
+        let token = crate::helpers::session_token(&signed_in).expect("signed in");
+        format!("oncenote_session={token}")
+    }
+
     /// SIGKILL: no destructor, no drop guard runs in the server.
     pub fn kill(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// A process's resident memory, in bytes.
+pub fn resident_bytes(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|line| line.split_whitespace().nth(1))
+        .and_then(|v| v.parse::<u64>().ok())
+        .map_or(0, |kib| kib * 1024)
 }
 
 impl Drop for ServerProcess {
