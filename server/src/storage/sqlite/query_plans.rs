@@ -75,3 +75,18 @@ async fn a_delete_for_good_finds_the_notes_file_references_by_the_note() {
         );
     }
 }
+
+#[tokio::test]
+async fn the_tag_counts_read_the_trash_once_instead_of_each_tagged_notes_row() {
+    let plan = plan_of(super::tags::TAG_COUNTS, 2).await;
+    assert!(
+        plan.contains("SEARCH t USING INDEX note_tags_scope_tag (scope=?)"),
+        "{plan}"
+    );
+    assert!(
+        plan.contains("LIST SUBQUERY 1; SEARCH notes USING COVERING INDEX notes_trash (scope=?"),
+        "{plan}"
+    );
+    assert!(!plan.contains("sqlite_autoindex_notes_1"), "{plan}");
+    assert!(!plan.contains("TEMP B-TREE FOR GROUP BY"), "{plan}");
+}
