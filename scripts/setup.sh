@@ -5,7 +5,7 @@
 #                             debootstrap and jq for the container image's check, and
 #                             schemathesis (the API fuzzer, scripts/fuzz-api.sh) in tools/.venv
 # Needs: Rust (rustup), Node 20+ with npm, Python 3.9+ with venv (for the fuzzer only), and
-# apt (for the test tools only).
+# apt (for make, if missing, and the test tools).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +20,16 @@ CARGO_LEPTOS_VERSION=0.3.11
 SCHEMATHESIS_VERSION=4.32.5
 SCHEMATHESIS_VENV=tools/.venv
 WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+
+# make: jemalloc, the server's allocator, is built from C with configure and make (a C
+# compiler is there already: Rust links with it, and SQLite is built from C too).
+if ! command -v make >/dev/null; then
+  step "Installing Debian's make (jemalloc's build runs it)"
+  sudo_if_needed=""
+  [ "$(id -u)" -ne 0 ] && sudo_if_needed="sudo"
+  $sudo_if_needed apt-get update
+  DEBIAN_FRONTEND=noninteractive $sudo_if_needed apt-get install -y make
+fi
 
 # Format and lints (rustup's default profile has them; its minimal one does not).
 for component in rustfmt clippy; do

@@ -9,7 +9,8 @@
 //! 327 MB (measured on the release build). A fixed threshold of 1 MiB keeps large, short-lived
 //! buffers in mmap, returned when freed: the same 32 sign-ups peak at 36 MB and settle at 17 MB.
 
-/// Fixes the allocator's mmap threshold at 1 MiB (glibc on Linux; nothing elsewhere).
+/// Fixes glibc's mmap threshold at 1 MiB, for what allocates through glibc rather than
+/// jemalloc (SQLite's C code; on Linux with glibc, nothing elsewhere).
 pub fn return_large_buffers_to_the_os() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only sets an allocator parameter; it is safe to call at any time.

@@ -10,6 +10,8 @@ use crate::server_process::{ServerProcess, resident_bytes};
 use crate::sse_socket::open_stream;
 
 const STREAMS: usize = 1_000;
+/// Streams opened before the count starts.
+const WARM: usize = 100;
 
 /// With glibc's allocator each stream took 15.5-15.9 KiB of the test build's resident
 /// memory (the release build's 15.6): hyper's fixed 8 KiB read and write buffers cost the
@@ -19,8 +21,16 @@ const MOST_KIB_PER_STREAM: u64 = 12;
 
 #[tokio::test]
 async fn an_idle_live_stream_adds_at_most_12_kib_to_the_servers_resident_memory() {
-    // This process holds a thousand sockets too.
-    server::open_files::raise_to_hard_limit();
+    // This process holds a thousand sockets too, and the server takes streams up to half
+    // its connections, which its own open-file limit caps.
+    let open_files = server::open_files::raise_to_hard_limit().unwrap_or(0);
+    assert!(
+        open_files >= (STREAMS as u64 + WARM as u64) * 2 + 200,
+        "this test opens {} streams: it needs an open-file limit of {} or more, and the hard \
+         limit here is {open_files} (ulimit -Hn)",
+        STREAMS + WARM,
+        (STREAMS + WARM) * 2 + 200
+    );
     let data = tempfile::tempdir().unwrap();
     // Streams are capped at half the connections.
     let many = (STREAMS * 4).to_string();
@@ -39,8 +49,9 @@ async fn an_idle_live_stream_adds_at_most_12_kib_to_the_servers_resident_memory(
     let pid = server.child.id();
 
     let (before, after) = tokio::task::spawn_blocking(move || {
-        // A few first, so that what the first streams alone set up is not counted.
-        let warm: Vec<TcpStream> = (0..20).map(|_| open_stream(&address, &cookie)).collect();
+        // Some first, so that what the first streams alone set up (the allocator's arenas
+        // and caches of each worker thread, the person's place in the hub) is not counted.
+        let warm: Vec<TcpStream> = (0..WARM).map(|_| open_stream(&address, &cookie)).collect();
         std::thread::sleep(Duration::from_millis(300));
         let before = resident_bytes(pid);
         let streams: Vec<TcpStream> = (0..STREAMS)
@@ -53,6 +64,10 @@ async fn an_idle_live_stream_adds_at_most_12_kib_to_the_servers_resident_memory(
     })
     .await
     .unwrap();
+    assert!(
+        before > 0,
+        "the server's resident memory could not be read from /proc"
+    );
     let per_stream_kib = after.saturating_sub(before) as f64 / 1024.0 / STREAMS as f64;
     eprintln!(
         "{STREAMS} idle streams: the server's resident memory {} → {} KiB, {per_stream_kib:.1} KiB a stream",
