@@ -118,7 +118,7 @@ pub async fn serve(
 
 /// The router as hyper calls it for each request of a connection from `peer`, its
 /// future boxed. hyper keeps a connection's room for a request's future (the router's,
-/// about a kilobyte) from its first request until it closes, so a live stream, whose
+/// 320 bytes in the test build) from its first request until it closes, so a live stream, whose
 /// request is long answered, held that room for nothing; a boxed future is freed when
 /// the request is answered, and the room kept is a pointer's.
 fn per_request(
