@@ -18,6 +18,15 @@ const saves = Number(savesArg ?? 40);
 const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const cookie = { name: "oncenote_session", value: token, url: base };
 
+// When a page's load times out (the home page of a person with 100,000 notes is not quiet
+// for minutes: the offline copy fills in the background, a slice at a time), Lighthouse
+// 12 leaves its check for a quiet CPU running; its bfcache check then navigates the page,
+// and that stray check rejects ("Inspected target navigated or closed") with nobody to
+// handle it, which would end this script. Such a rejection is counted, and the run goes on
+// (its report says the load timed out, in its warnings).
+const strayRejections = [];
+process.on("unhandledRejection", (error) => strayRejections.push(String(error?.message ?? error)));
+
 function percentile(values, p) {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -176,6 +185,7 @@ async function lighthouseRun(preset, path) {
       total_bytes: audits["total-byte-weight"]?.numericValue,
       failed_audits: failed,
       runtime_error: runtimeError?.code ?? null,
+      warnings: result.lhr.runWarnings ?? [],
       // Lighthouse's own measure of this host's CPU speed at the time of the run: scores
       // from runs on hosts of different speed are not comparable.
       benchmark_index: environment?.benchmarkIndex ?? null,
@@ -190,14 +200,20 @@ const lighthouseFigures = [];
 const pages = ["/", ...(process.env.ONCENOTE_BENCH_NOTE ? [process.env.ONCENOTE_BENCH_NOTE] : [])];
 for (const path of pages) {
   for (const preset of ["mobile", "desktop"]) {
-    // Lighthouse sometimes fails to record a trace in headless Chromium (NO_NAVSTART):
-    // such a run has no scores, and is tried again (three times at most).
+    // Lighthouse sometimes fails to record a trace in headless Chromium (NO_NAVSTART), or
+    // throws (a protocol error): such a run has no scores, and is tried again (three times
+    // at most). A run that still fails is reported with its reason, and the figures
+    // measured before it are kept.
     let run;
     for (let attempt = 0; attempt < 3; attempt++) {
-      run = await lighthouseRun(preset, path);
+      try {
+        run = await lighthouseRun(preset, path);
+      } catch (error) {
+        run = { page: path, preset, runtime_error: "THROWN", error: String(error?.message ?? error) };
+      }
       if (!run.runtime_error) break;
     }
     lighthouseFigures.push(run);
   }
 }
-console.log(JSON.stringify({ ...timings, lighthouse: lighthouseFigures }));
+console.log(JSON.stringify({ ...timings, lighthouse: lighthouseFigures, stray_rejections: strayRejections }));

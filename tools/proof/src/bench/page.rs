@@ -42,6 +42,13 @@ fn lighthouse_summary(runs: &serde_json::Value) -> String {
         .map(|runs| {
             runs.iter()
                 .map(|r| {
+                    if let Some(failure) = lighthouse_failure(r) {
+                        return format!(
+                            "{} {}: not measured ({failure})",
+                            r["page"].as_str().unwrap_or("/"),
+                            r["preset"].as_str().unwrap_or("?"),
+                        );
+                    }
                     format!(
                         "{} {}: performance {} accessibility {} best practices {} (LCP {:.0} ms, TBT {:.0} ms, CLS {:.3}, {:.0} KB; host CPU index {})",
                         r["page"].as_str().unwrap_or("/"),
@@ -54,12 +61,38 @@ fn lighthouse_summary(runs: &serde_json::Value) -> String {
                         r["cls"].as_f64().unwrap_or(f64::NAN),
                         r["total_bytes"].as_f64().unwrap_or(f64::NAN) / 1000.0,
                         r["benchmark_index"].as_f64().map_or("?".to_owned(), |i| format!("{i:.0}"))
-                    )
+                    ) + &warnings(r)
                 })
                 .collect::<Vec<_>>()
                 .join("; ")
         })
         .unwrap_or_default()
+}
+
+/// What Lighthouse warned of in a run (a load that did not finish within its time limit,
+/// say), as a clause to append; empty without warnings.
+fn warnings(run: &serde_json::Value) -> String {
+    let said: Vec<&str> = run["warnings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|w| w.as_str())
+        .collect();
+    if said.is_empty() {
+        String::new()
+    } else {
+        format!(" (Lighthouse warned: {})", said.join(" "))
+    }
+}
+
+/// Why a Lighthouse run has no scores (its runtime error, and what was thrown), if it has
+/// none.
+pub fn lighthouse_failure(run: &serde_json::Value) -> Option<String> {
+    let code = run["runtime_error"].as_str()?;
+    Some(match run["error"].as_str() {
+        Some(error) => format!("{code}: {error}"),
+        None => code.to_owned(),
+    })
 }
 
 /// Creates the long Markdown note Lighthouse opens; its page's path.
@@ -139,4 +172,44 @@ async fn page_figures(
         String::from_utf8_lossy(&output.stderr)
     );
     Ok(serde_json::from_slice(&output.stdout)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lighthouse_run_that_threw_is_reported_by_its_reason_instead_of_zero_scores() {
+        let thrown = serde_json::json!({
+            "page": "/", "preset": "mobile", "runtime_error": "THROWN",
+            "error": "Protocol error (Runtime.evaluate): Inspected target navigated or closed"
+        });
+        assert_eq!(
+            lighthouse_failure(&thrown).as_deref(),
+            Some("THROWN: Protocol error (Runtime.evaluate): Inspected target navigated or closed")
+        );
+        let summary = lighthouse_summary(&serde_json::json!([thrown]));
+        assert!(
+            summary.starts_with("/ mobile: not measured (THROWN"),
+            "{summary}"
+        );
+        assert!(!summary.contains("performance 0"), "{summary}");
+    }
+
+    #[test]
+    fn a_scored_lighthouse_run_says_what_lighthouse_warned_of() {
+        let run = serde_json::json!({
+            "page": "/", "preset": "mobile", "runtime_error": null, "performance": 95,
+            "warnings": ["The page loaded too slowly to finish within the time limit."]
+        });
+        assert_eq!(lighthouse_failure(&run), None);
+        let summary = lighthouse_summary(&serde_json::json!([run]));
+        assert!(summary.contains("performance 95"), "{summary}");
+        assert!(
+            summary.ends_with(
+                "(Lighthouse warned: The page loaded too slowly to finish within the time limit.)"
+            ),
+            "{summary}"
+        );
+    }
 }

@@ -442,6 +442,14 @@ pub fn print_page_targets(page: &serde_json::Value) {
         p95("home_page")
     );
     for run in page["lighthouse"].as_array().into_iter().flatten() {
+        if let Some(failure) = super::page::lighthouse_failure(run) {
+            println!(
+                "Lighthouse {} {}: not measured ({failure})",
+                run["page"].as_str().unwrap_or("/"),
+                run["preset"].as_str().unwrap_or("?"),
+            );
+            continue;
+        }
         let score = |name: &str| run[name].as_i64().unwrap_or(0);
         println!(
             "Lighthouse {} {}: performance {} (≥ 95: {}), accessibility {} (100: {}), best practices {} (100: {})",
