@@ -100,6 +100,8 @@ async function browserTimings() {
     // (its wasm compiled, its streams opened, the offline copy's first pages) costs a
     // search made before it is done.
     const searchBoxAtOnce = [];
+    const searchBoxRequest = [];
+    const searchBoxServer = [];
     for (let n = 0; n < Math.max(words.length, 1) * 5; n++) {
       const word = words[n % words.length] ?? "note";
       await page.goto(`${base}/`);
@@ -129,6 +131,16 @@ async function browserTimings() {
       const shownAfter = await page.evaluate(() => window.__searchShown);
       if (typeof shownAfter !== "number") throw new Error("the search from the box loaded a new page");
       searchBox.push(shownAfter);
+      // Of which the `/api/search` request (from its start to its answer's last byte, by the
+      // page's resource timing), and the wait before it started (from the Enter key).
+      const request = await page.evaluate(() => {
+        const entry = performance.getEntriesByType("resource").filter((e) => e.name.includes("/api/search")).pop();
+        return entry ? { took: entry.responseEnd - entry.startTime, server: entry.responseStart - entry.requestStart } : null;
+      });
+      if (request) {
+        searchBoxRequest.push(request.took);
+        searchBoxServer.push(request.server);
+      }
 
       await page.goto(`${base}/`);
       await page.locator('body[data-hydrated="true"]').waitFor({ timeout: 30_000 });
@@ -144,6 +156,8 @@ async function browserTimings() {
       home_page: summary(home),
       search_page: summary(search),
       search_box: summary(searchBox),
+      search_box_request: summary(searchBoxRequest),
+      search_box_request_to_first_byte: summary(searchBoxServer),
       search_box_at_once: summary(searchBoxAtOnce),
     };
   } finally {

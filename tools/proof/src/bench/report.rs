@@ -441,6 +441,16 @@ pub fn print_page_targets(page: &serde_json::Value) {
         p95("search_page"),
         p95("home_page")
     );
+    let p50 = |name: &str| page[name]["p50_ms"].as_f64().unwrap_or(f64::NAN);
+    println!(
+        "  the search from the box, p50 / p95: {:.1} / {:.1} ms; of which its /api/search request {:.1} / {:.1} ms (to the answer's first byte {:.1} / {:.1} ms)",
+        p50("search_box"),
+        p95("search_box"),
+        p50("search_box_request"),
+        p95("search_box_request"),
+        p50("search_box_request_to_first_byte"),
+        p95("search_box_request_to_first_byte")
+    );
     for run in page["lighthouse"].as_array().into_iter().flatten() {
         if let Some(failure) = super::page::lighthouse_failure(run) {
             println!(
