@@ -30,6 +30,7 @@ pub async fn in_the_browser(
                 .as_f64()
                 .unwrap_or(f64::NAN),
             lighthouse_summary(&figures["lighthouse"])
+                + &stray_rejections(&figures["stray_rejections"])
         ),
         Err(error) => println!("in the browser: not measured ({error:#})"),
     }
@@ -61,7 +62,7 @@ fn lighthouse_summary(runs: &serde_json::Value) -> String {
                         r["cls"].as_f64().unwrap_or(f64::NAN),
                         r["total_bytes"].as_f64().unwrap_or(f64::NAN) / 1000.0,
                         r["benchmark_index"].as_f64().map_or("?".to_owned(), |i| format!("{i:.0}"))
-                    ) + &warnings(r)
+                    ) + &lighthouse_warnings(r)
                 })
                 .collect::<Vec<_>>()
                 .join("; ")
@@ -69,9 +70,20 @@ fn lighthouse_summary(runs: &serde_json::Value) -> String {
         .unwrap_or_default()
 }
 
+/// Lighthouse's stray rejections that `page.mjs` counted instead of ending (its check for a
+/// quiet page, left running after a load that timed out), as a clause; empty if none.
+fn stray_rejections(said: &serde_json::Value) -> String {
+    match said.as_array().map_or(0, Vec::len) {
+        0 => String::new(),
+        n => format!(
+            "; {n} stray Lighthouse rejections counted (\"Inspected target navigated or closed\")"
+        ),
+    }
+}
+
 /// What Lighthouse warned of in a run (a load that did not finish within its time limit,
 /// say), as a clause to append; empty without warnings.
-fn warnings(run: &serde_json::Value) -> String {
+pub fn lighthouse_warnings(run: &serde_json::Value) -> String {
     let said: Vec<&str> = run["warnings"]
         .as_array()
         .into_iter()
@@ -85,14 +97,20 @@ fn warnings(run: &serde_json::Value) -> String {
     }
 }
 
-/// Why a Lighthouse run has no scores (its runtime error, and what was thrown), if it has
-/// none.
+/// Why a Lighthouse run has no scores, if it has none: Lighthouse's runtime error (such
+/// as `NO_NAVSTART`, a run without a trace), or `THROWN` with what was thrown, or a
+/// category it left unscored.
 pub fn lighthouse_failure(run: &serde_json::Value) -> Option<String> {
-    let code = run["runtime_error"].as_str()?;
-    Some(match run["error"].as_str() {
-        Some(error) => format!("{code}: {error}"),
-        None => code.to_owned(),
-    })
+    if let Some(code) = run["runtime_error"].as_str() {
+        return Some(match run["error"].as_str() {
+            Some(error) => format!("{code}: {error}"),
+            None => code.to_owned(),
+        });
+    }
+    ["performance", "accessibility", "best_practices"]
+        .into_iter()
+        .find(|category| !run[*category].is_i64())
+        .map(|category| format!("no {} score", category.replace('_', " ")))
 }
 
 /// Creates the long Markdown note Lighthouse opens; its page's path.
@@ -197,9 +215,22 @@ mod tests {
     }
 
     #[test]
+    fn a_lighthouse_run_with_a_category_left_unscored_is_not_measured_rather_than_zero() {
+        let run = serde_json::json!({
+            "page": "/", "preset": "mobile", "runtime_error": null,
+            "performance": null, "accessibility": 100, "best_practices": 100
+        });
+        assert_eq!(
+            lighthouse_failure(&run).as_deref(),
+            Some("no performance score")
+        );
+    }
+
+    #[test]
     fn a_scored_lighthouse_run_says_what_lighthouse_warned_of() {
         let run = serde_json::json!({
             "page": "/", "preset": "mobile", "runtime_error": null, "performance": 95,
+            "accessibility": 100, "best_practices": 100,
             "warnings": ["The page loaded too slowly to finish within the time limit."]
         });
         assert_eq!(lighthouse_failure(&run), None);

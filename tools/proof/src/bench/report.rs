@@ -443,7 +443,8 @@ pub fn print_page_targets(page: &serde_json::Value) {
     );
     let p50 = |name: &str| page[name]["p50_ms"].as_f64().unwrap_or(f64::NAN);
     println!(
-        "  the search from the box, p50 / p95: {:.1} / {:.1} ms; of which its /api/search request {:.1} / {:.1} ms (to the answer's first byte {:.1} / {:.1} ms)",
+        "  the search from the box ({} searches), p50 / p95: {:.1} / {:.1} ms; of which its /api/search request {:.1} / {:.1} ms (to the answer's first byte {:.1} / {:.1} ms)",
+        page["search_box"]["n"],
         p50("search_box"),
         p95("search_box"),
         p50("search_box_request"),
@@ -454,7 +455,7 @@ pub fn print_page_targets(page: &serde_json::Value) {
     for run in page["lighthouse"].as_array().into_iter().flatten() {
         if let Some(failure) = super::page::lighthouse_failure(run) {
             println!(
-                "Lighthouse {} {}: not measured ({failure})",
+                "Lighthouse {} {}: not measured ({failure}); performance ≥ 95, accessibility and best practices 100: NOT met",
                 run["page"].as_str().unwrap_or("/"),
                 run["preset"].as_str().unwrap_or("?"),
             );
@@ -462,7 +463,7 @@ pub fn print_page_targets(page: &serde_json::Value) {
         }
         let score = |name: &str| run[name].as_i64().unwrap_or(0);
         println!(
-            "Lighthouse {} {}: performance {} (≥ 95: {}), accessibility {} (100: {}), best practices {} (100: {})",
+            "Lighthouse {} {}: performance {} (≥ 95: {}), accessibility {} (100: {}), best practices {} (100: {}){}",
             run["page"].as_str().unwrap_or("/"),
             run["preset"].as_str().unwrap_or("?"),
             score("performance"),
@@ -470,7 +471,8 @@ pub fn print_page_targets(page: &serde_json::Value) {
             score("accessibility"),
             verdict(score("accessibility") == 100),
             score("best_practices"),
-            verdict(score("best_practices") == 100)
+            verdict(score("best_practices") == 100),
+            super::page::lighthouse_warnings(run)
         );
     }
 }
