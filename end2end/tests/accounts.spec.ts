@@ -44,17 +44,20 @@ test("a fresh install: setup, save, invite, sign out; another person on the same
     await page.getByRole("button", { name: "Invite someone" }).click();
     const invitation = (await page.getByTestId("invitation-link").textContent()) ?? "";
     expect(invitation).toContain("/invite/");
-    // The page with the one-time link is never kept for offline reading; the notes are.
-    const kept = await page.evaluate(async () => {
-      const paths: string[] = [];
-      for (const name of await caches.keys()) {
-        if (!name.startsWith("oncenote-pages-")) continue;
-        for (const request of await (await caches.open(name)).keys()) paths.push(new URL(request.url).pathname);
-      }
-      return paths;
-    });
-    expect(kept).toContain("/");
-    expect(kept.filter((path) => path.startsWith("/admin"))).toEqual([]);
+    // The page with the one-time link is never kept for offline reading; the notes are
+    // (the home page is kept by the service worker's install, which runs after hydration
+    // and may end after this page opened: waited for, as a person going offline later).
+    const keptPaths = () =>
+      page.evaluate(async () => {
+        const paths: string[] = [];
+        for (const name of await caches.keys()) {
+          if (!name.startsWith("oncenote-pages-")) continue;
+          for (const request of await (await caches.open(name)).keys()) paths.push(new URL(request.url).pathname);
+        }
+        return paths;
+      });
+    await expect.poll(keptPaths, { timeout: 10_000 }).toContain("/");
+    expect((await keptPaths()).filter((path) => path.startsWith("/admin"))).toEqual([]);
 
     await notes.goto(server.url);
     await context.setOffline(true);
