@@ -78,6 +78,11 @@ pub struct Config {
     /// one commit (one fsync); `1` commits every write on its own. A lone write never
     /// waits for company.
     pub write_batch: usize,
+    /// `ONCENOTE_SQLITE_MMAP_MB`: on SQLite, how much of the database file (in bytes here)
+    /// the read connections map into memory and read without a system call per page
+    /// (`PRAGMA mmap_size`); `0` reads it through `read()` as before. The mapped pages
+    /// are the operating system's page cache, shared, not memory of the process's own.
+    pub sqlite_mmap_bytes: u64,
     /// `ONCENOTE_PUBLIC_URL`: the address people use (for links printed and sent: setup,
     /// invitations); `https://…` also marks cookies `Secure`.
     pub public_url: Option<String>,
@@ -229,6 +234,19 @@ pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/oncenote.db";
 /// Each person's room for files by default: 1 GiB.
 pub const FILE_QUOTA_BYTES_DEFAULT: u64 = 1024 * 1024 * 1024;
 
+/// How much of a SQLite database its read connections map by default: 256 MiB (a
+/// database of about 150,000 of the benchmark's notes is wholly mapped).
+pub const SQLITE_MMAP_MB_DEFAULT: u64 = 256;
+
+/// `ONCENOTE_SQLITE_MMAP_MB` in bytes. SQLite maps at most 2 GiB less 64 KiB (its build's
+/// `SQLITE_MAX_MMAP_SIZE`) and would quietly map less than asked past that: refused here.
+fn sqlite_mmap_bytes(mb: u64) -> anyhow::Result<u64> {
+    if mb > 2047 {
+        bail!("ONCENOTE_SQLITE_MMAP_MB is {mb}; at most 2047 is accepted (SQLite maps no more)");
+    }
+    Ok(mb << 20)
+}
+
 /// Where uploads are spooled by default: `oncenote-uploads` in the temporary folder.
 pub fn default_spool_dir() -> std::path::PathBuf {
     std::env::temp_dir().join("oncenote-uploads")
@@ -345,6 +363,10 @@ impl Config {
                 number("ONCENOTE_DB_CONNECT_TIMEOUT_SECS", 10)?.max(1),
             ),
             write_batch: number("ONCENOTE_WRITE_BATCH", 64)?.clamp(1, 1024) as usize,
+            sqlite_mmap_bytes: sqlite_mmap_bytes(number(
+                "ONCENOTE_SQLITE_MMAP_MB",
+                SQLITE_MMAP_MB_DEFAULT,
+            )?)?,
             sqlite_max_pages: None,
             file_max_bytes: number("ONCENOTE_FILE_MAX_BYTES", app::api::FILE_MAX_BYTES_DEFAULT)?
                 .max(1),
@@ -407,6 +429,7 @@ impl Config {
             db_connect_timeout: Duration::from_secs(10),
             write_batch: 64,
             public_url: None,
+            sqlite_mmap_bytes: SQLITE_MMAP_MB_DEFAULT << 20,
             sqlite_max_pages: None,
             file_max_bytes: app::api::FILE_MAX_BYTES_DEFAULT,
             file_quota_bytes: FILE_QUOTA_BYTES_DEFAULT,
@@ -468,6 +491,17 @@ mod tests {
             DatabaseUrl::Sqlite(DEFAULT_DATABASE_URL.into())
         );
         assert_eq!(config.site_addr.to_string(), "127.0.0.1:3000");
+    }
+
+    #[test]
+    fn sqlite_reads_map_256_mib_by_default_any_size_up_to_sqlites_limit_and_zero_turns_it_off() {
+        assert_eq!(config(&[]).unwrap().sqlite_mmap_bytes, 256 << 20);
+        let set = |v: &str| config(&[("ONCENOTE_SQLITE_MMAP_MB", v)]);
+        assert_eq!(set("0").unwrap().sqlite_mmap_bytes, 0);
+        assert_eq!(set("2047").unwrap().sqlite_mmap_bytes, 2047 << 20);
+        let too_big = set("4096").unwrap_err().to_string();
+        assert!(too_big.contains("at most 2047"), "{too_big}");
+        assert!(set("lots").is_err());
     }
 
     #[test]

@@ -19,12 +19,14 @@ const READERS: u32 = 8;
 
 impl SqliteStore {
     /// Opens (creating if needed) the database at `url` and migrates it.
-    /// Up to `write_batch` writes that arrive together share one commit. `max_pages` caps
-    /// the database's size (tests: a full disk without a small filesystem).
+    /// Up to `write_batch` writes that arrive together share one commit. The readers map
+    /// up to `mmap_bytes` of the file. `max_pages` caps the database's size (tests: a full
+    /// disk without a small filesystem).
     pub async fn open(
         url: &str,
         key_wait: Duration,
         write_batch: usize,
+        mmap_bytes: u64,
         max_pages: Option<u32>,
     ) -> anyhow::Result<Self> {
         let options = SqliteConnectOptions::from_str(url)
@@ -66,7 +68,16 @@ impl SqliteStore {
             // is one more trip to the connection's worker thread.
             .test_before_acquire(false)
             .acquire_timeout(Duration::from_secs(10))
-            .connect_with(options.clone().pragma("query_only", "ON"))
+            // Pages read from the mapped file, not copied in by a `read()` each: a search
+            // at 100,000 notes reads about 10,000 pages (its matches' index entries and
+            // rows), and a reader's own cache holds 500. Measured on one database, two
+            // servers taking turns: 22.1 → 16.7 ms of server CPU per search (README).
+            .connect_with(
+                options
+                    .clone()
+                    .pragma("query_only", "ON")
+                    .pragma("mmap_size", mmap_bytes.to_string()),
+            )
             .await
             .with_context(|| format!("could not open the database at {url} for reading"))?;
         let writes =
@@ -258,5 +269,31 @@ async fn fill_in_tags(writer: &SqlitePool) -> anyhow::Result<()> {
             }
         }
         tx.commit().await?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `PRAGMA mmap_size` on one of `store`'s read connections.
+    async fn readers_mmap_size(mmap_bytes: u64) -> i64 {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("m.db").display());
+        let store = SqliteStore::open(&url, Duration::from_secs(5), 16, mmap_bytes, None)
+            .await
+            .unwrap();
+        let size = sqlx::query_scalar("PRAGMA mmap_size")
+            .fetch_one(&store.reader)
+            .await
+            .unwrap();
+        store.close().await;
+        size
+    }
+
+    #[tokio::test]
+    async fn the_read_connections_map_as_much_of_the_file_as_configured_and_zero_maps_none() {
+        assert_eq!(readers_mmap_size(256 << 20).await, 256 << 20);
+        assert_eq!(readers_mmap_size(0).await, 0);
     }
 }

@@ -14,7 +14,7 @@ use super::tag_range::TAGGED_IDS;
 async fn plan_of(sql: &str, binds: usize) -> String {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("plan.db").display());
-    let store = SqliteStore::open(&url, std::time::Duration::from_secs(5), 16, None)
+    let store = SqliteStore::open(&url, std::time::Duration::from_secs(5), 16, 0, None)
         .await
         .unwrap();
     let explain = format!("EXPLAIN QUERY PLAN {sql}");
@@ -89,4 +89,20 @@ async fn the_tag_counts_read_the_trash_once_instead_of_each_tagged_notes_row() {
     );
     assert!(!plan.contains("sqlite_autoindex_notes_1"), "{plan}");
     assert!(!plan.contains("TEMP B-TREE FOR GROUP BY"), "{plan}");
+}
+
+#[tokio::test]
+async fn a_search_by_words_sorts_its_ranked_matches_before_reading_the_pages_notes_whole() {
+    // Sorted inside `m` (its temp b-tree before `m` is scanned), so only the page's rows
+    // are read again for their columns, not every one of the ranked matches.
+    let plan = plan_of(&super::search::ranked_search_sql(""), 5).await;
+    let page_scanned = plan.find("SCAN m").unwrap_or_else(|| panic!("{plan}"));
+    let sorted = plan
+        .find("USE TEMP B-TREE FOR ORDER BY")
+        .unwrap_or_else(|| panic!("{plan}"));
+    assert!(sorted < page_scanned, "{plan}");
+    assert!(
+        plan[page_scanned..].contains("SEARCH n USING INTEGER PRIMARY KEY (rowid=?)"),
+        "{plan}"
+    );
 }

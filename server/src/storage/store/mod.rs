@@ -54,6 +54,7 @@ impl Store {
                     url,
                     config.key_wait,
                     config.write_batch,
+                    config.sqlite_mmap_bytes,
                     config.sqlite_max_pages,
                 )
                 .await?,
