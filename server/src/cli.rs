@@ -55,7 +55,7 @@ Configuration comes from the environment; nothing is required:
   ONCENOTE_FEED_POLL_MS          how often live streams check for changes no
                                  signal announced (2000)
   ONCENOTE_WRITE_BATCH           SQLite: writes that may share one commit (64)
-  ONCENOTE_SQLITE_MMAP_MB        SQLite: MiB of the file its reads map (256; 0 = none)
+  ONCENOTE_SQLITE_MMAP_MB        SQLite: MiB of the file its reads map (0; up to 2047)
   ONCENOTE_DB_POOL_SIZE          PostgreSQL connections per pool (8; two pools)
   ONCENOTE_DB_CONNECT_TIMEOUT_SECS  wait for a database connection (10)
   ONCENOTE_BUILD_ID              names the offline cache instead of asset hashes

@@ -109,7 +109,7 @@ pub(super) fn tags_only_sql() -> String {
 
 /// Keeps the notes `n` that carry every tag of the JSON array bound here, or a tag nested
 /// under it (`#work` asks for `work` and `work/…`). With no tags asked for it is left out.
-const CARRIES_EVERY_TAG: &str = "AND NOT EXISTS (SELECT 1 FROM json_each(?) w WHERE NOT EXISTS \
+pub(super) const CARRIES_EVERY_TAG: &str = "AND NOT EXISTS (SELECT 1 FROM json_each(?) w WHERE NOT EXISTS \
      (SELECT 1 FROM note_tags t WHERE t.note_id = n.id \
      AND (t.tag = w.value OR substr(t.tag, 1, length(w.value) + 1) = w.value || '/')))";
 
