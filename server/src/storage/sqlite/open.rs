@@ -68,10 +68,11 @@ impl SqliteStore {
             // is one more trip to the connection's worker thread.
             .test_before_acquire(false)
             .acquire_timeout(Duration::from_secs(10))
-            // Pages read from the mapped file, not copied in by a `read()` each: a search
-            // at 100,000 notes reads about 10,000 pages (its matches' index entries and
-            // rows), and a reader's own cache holds 500. Measured on one database, two
-            // servers taking turns: 22.1 → 16.7 ms of server CPU per search (README).
+            // With `mmap_bytes` set (`ONCENOTE_SQLITE_MMAP_MB`; off by default), pages are
+            // read from the mapped file, not copied in by a `read()` each: a search at
+            // 100,000 notes reads about 10,000 pages (its matches' index entries and
+            // rows), and a reader's own cache holds 500. Two servers taking turns on one
+            // database: 22.1 → 16.7 ms of server CPU per search (README).
             .connect_with(
                 options
                     .clone()
