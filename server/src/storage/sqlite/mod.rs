@@ -28,6 +28,7 @@ mod notes;
 mod open;
 #[cfg(test)]
 mod query_plans;
+mod rank;
 pub mod search;
 mod sessions;
 mod sweeps;

@@ -5,10 +5,12 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use anyhow::Context;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous,
+};
 use sqlx::{ConnectOptions, Connection, SqlitePool};
 
-use super::{SqliteStore, writer};
+use super::{SqliteStore, rank, writer};
 use crate::storage::StorageError;
 use crate::storage::feed::FeedSignal;
 use crate::storage::rows::tags_column;
@@ -68,6 +70,8 @@ impl SqliteStore {
             // is one more trip to the connection's worker thread.
             .test_before_acquire(false)
             .acquire_timeout(Duration::from_secs(10))
+            // The search's rank (`rank.rs`): bm25 without weighing the scope token.
+            .after_connect(|connection, _| Box::pin(with_rank(connection)))
             // With `mmap_bytes` set (`ONCENOTE_SQLITE_MMAP_MB`; off by default), pages are
             // read from the mapped file, not copied in by a `read()` each: a search at
             // 100,000 notes reads about 10,000 pages (its matches' index entries and
@@ -271,6 +275,14 @@ async fn fill_in_tags(writer: &SqlitePool) -> anyhow::Result<()> {
         }
         tx.commit().await?;
     }
+}
+
+/// Registers the search's rank function (`rank.rs`) on a read connection as it opens.
+async fn with_rank(connection: &mut SqliteConnection) -> Result<(), sqlx::Error> {
+    let mut handle = connection.lock_handle().await?;
+    // SAFETY: the handle is open, and sqlx's worker waits while `handle` holds it.
+    unsafe { rank::register(handle.as_raw_handle().as_ptr()) }
+        .map_err(|reason| sqlx::Error::Configuration(reason.into()))
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 use app::api::Note;
 
 use super::SqliteStore;
+use super::rank::RANK;
 use super::tag_range::{TAGGED_IDS, TagRange};
 use crate::storage::StorageError;
 use crate::storage::rows::{NOTE_COLUMNS, NoteRow};
@@ -75,7 +76,8 @@ impl SqliteStore {
 }
 
 /// A search by words (and `tagged`, the tags' filter or nothing): the newest
-/// [`RANKED_MATCHES`] of the person's live matches, scored, sorted, and only the page
+/// [`RANKED_MATCHES`] of the person's live matches, scored (bm25's score, by [`RANK`]:
+/// `rank.rs`, which does not walk the scope token's rows), sorted, and only the page
 /// asked for read whole. Each match's row is read once: the check of its scope and trash
 /// takes its sort keys (`created_at`, `id`) too, so the sort needs no second read of
 /// 5,000 rows, and only the page's notes are joined again for their columns.
@@ -83,7 +85,7 @@ pub(super) fn ranked_search_sql(tagged: &str) -> String {
     format!(
         "SELECT {} FROM ( \
              SELECT found, score, created_at, id FROM ( \
-                 SELECT n.rowid AS found, bm25(notes_fts, 10.0, 1.0, 1.0, 0.0) AS score, \
+                 SELECT n.rowid AS found, {RANK}(notes_fts, 10.0, 1.0, 1.0, 0.0) AS score, \
                      n.created_at AS created_at, n.id AS id \
                  FROM notes_fts JOIN notes n ON n.rowid = notes_fts.rowid \
                  WHERE notes_fts MATCH ? AND n.scope = ? AND n.trashed_at IS NULL {tagged} \
@@ -91,7 +93,7 @@ pub(super) fn ranked_search_sql(tagged: &str) -> String {
              ) ORDER BY score, created_at DESC, id LIMIT ? OFFSET ? \
          ) m JOIN notes n ON n.rowid = m.found \
          ORDER BY m.score, m.created_at DESC, m.id",
-        prefixed("n", NOTE_COLUMNS)
+        prefixed("n", NOTE_COLUMNS),
     )
 }
 
