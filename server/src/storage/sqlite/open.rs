@@ -63,6 +63,13 @@ impl SqliteStore {
         }
         fill_in_cjk(&writer).await?;
         fill_in_tags(&writer).await?;
+        // The readers register the rank as each opens; a failure there would only show as
+        // reads waiting out the pool's timeout, so it is tried once here, with its reason.
+        let mut probe = options.connect().await?;
+        with_rank(&mut probe)
+            .await
+            .context("could not register the search's rank function with SQLite's FTS5")?;
+        probe.close().await?;
         let reader = SqlitePoolOptions::new()
             .max_connections(READERS)
             // No ping before each use (here and on the writer): a SQLite connection is a
