@@ -18,6 +18,7 @@ pub mod people;
 pub mod postgres;
 pub mod report;
 pub mod search;
+pub mod search_ab;
 pub mod seed;
 pub mod wasm;
 pub mod writes;

@@ -87,13 +87,29 @@ async fn count_notes(database: &Path) -> anyhow::Result<usize> {
     Ok(n as usize)
 }
 
-/// Latency of searches over a fixed set of queries: common, rare and two-word, a phrase,
-/// an exclusion, an alternative. `notes` is how many the person has; prints the line.
-pub async fn search_latency(
+/// A search's first page of 20 (its answer's body still to read); an answer other than
+/// 200 is an error.
+pub async fn searched(
     client: &reqwest::Client,
     base: &str,
-    notes: usize,
-) -> anyhow::Result<SearchFigures> {
+    q: &str,
+) -> anyhow::Result<reqwest::Response> {
+    let response = client
+        .get(format!("{base}/api/search"))
+        .query(&[("q", q), ("limit", "20")])
+        .send()
+        .await?;
+    anyhow::ensure!(
+        response.status() == 200,
+        "a search for {q:?} answered {}",
+        response.status()
+    );
+    Ok(response)
+}
+
+/// The benchmark's 240 queries: 40 each of a common word, a rare word, two words, a
+/// phrase, an exclusion and an alternative.
+pub fn queries() -> Vec<String> {
     let mut queries = Vec::new();
     for i in 0..40 {
         queries.push(word(i));
@@ -103,20 +119,21 @@ pub async fn search_latency(
         queries.push(format!("{} -{}", word(i), word(i + 2)));
         queries.push(format!("{} or {}", word(300 + i), word(900 + i)));
     }
+    queries
+}
+
+/// Latency of searches over a fixed set of queries: common, rare and two-word, a phrase,
+/// an exclusion, an alternative. `notes` is how many the person has; prints the line.
+pub async fn search_latency(
+    client: &reqwest::Client,
+    base: &str,
+    notes: usize,
+) -> anyhow::Result<SearchFigures> {
+    let queries = queries();
     let mut latencies = Vec::new();
     for q in &queries {
         let sent = Instant::now();
-        let response = client
-            .get(format!("{base}/api/search"))
-            .query(&[("q", q.as_str()), ("limit", "20")])
-            .send()
-            .await?;
-        anyhow::ensure!(
-            response.status() == 200,
-            "a search answered {}",
-            response.status()
-        );
-        response.bytes().await?;
+        searched(client, base, q).await?.bytes().await?;
         latencies.push(sent.elapsed());
     }
     let figures = SearchFigures {

@@ -13,7 +13,9 @@ use proof::bench::lists::ListFigures;
 use proof::bench::people::{people, sqlite_database, start_server};
 use proof::bench::report::{self, Measured, Report};
 use proof::bench::search::{SearchFigures, SearchServer};
-use proof::bench::{burst, disk, files, latency, live, lone, page, postgres, wasm, writes};
+use proof::bench::{
+    burst, disk, files, latency, live, lone, page, postgres, search_ab, wasm, writes,
+};
 
 #[derive(Parser, Debug)]
 #[command(about = "Measures oncenote's save path against its baselines")]
@@ -43,9 +45,17 @@ struct Args {
     /// write and search figures on PostgreSQL), `live` (change → event latency, idle
     /// streams' memory), `files` (a 10 MiB upload's throughput, memory during 8 parallel
     /// 25 MiB uploads), `page` (the page in Chromium over 100,000 notes: click → Saved, a
-    /// search from the box, Lighthouse; and the wasm's size).
+    /// search from the box, Lighthouse; and the wasm's size), `search-ab` (this
+    /// `--server`'s searches and `--against`'s taking turns over one database).
     #[arg(long, value_enum)]
     only: Option<Part>,
+    /// With `--only search-ab`: the other server binary (another build's), compared with
+    /// `--server`.
+    #[arg(long)]
+    against: Option<PathBuf>,
+    /// With `--only search-ab`: how many times the 240 queries go to both servers.
+    #[arg(long, default_value_t = 3)]
+    rounds: usize,
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -55,6 +65,7 @@ enum Part {
     Live,
     Files,
     Page,
+    SearchAb,
 }
 
 #[tokio::main]
@@ -96,6 +107,12 @@ async fn main() -> anyhow::Result<()> {
             }
             Part::Files => {
                 files::upload_figures(&args.server, &dir).await?;
+            }
+            Part::SearchAb => {
+                let Some(against) = &args.against else {
+                    anyhow::bail!("--only search-ab compares --server with --against OTHER_SERVER");
+                };
+                search_ab::compare(&args.server, against, &dir, args.rounds).await?;
             }
             Part::Page => {
                 let (_, _, page) =
