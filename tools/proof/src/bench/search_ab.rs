@@ -80,7 +80,7 @@ pub async fn compare(
         }
     }
     let cpu_before: Vec<Option<Duration>> = sides.iter().map(|s| cpu_of(&s.server)).collect();
-    let (mut same, mut searches, mut ratios) = (0, 0, Vec::new());
+    let (mut same, mut searches, mut found_some, mut ratios) = (0, 0, 0, Vec::new());
     for round in 0..rounds {
         for (n, q) in queries.iter().enumerate() {
             let order = if (round + n) % 2 == 0 { [0, 1] } else { [1, 0] };
@@ -94,6 +94,7 @@ pub async fn compare(
             }
             searches += 1;
             same += usize::from(found[0] == found[1]);
+            found_some += usize::from(!found[0].is_empty());
             ratios.push(took[0].as_secs_f64() / took[1].as_secs_f64().max(1e-9));
         }
     }
@@ -118,7 +119,7 @@ pub async fn compare(
     }
     ratios.sort_by(f64::total_cmp);
     println!(
-        "  median per-query time, --server / --against: {:.2}; the same results in the same order: {same} of {searches}",
+        "  median per-query time, --server / --against: {:.2}; the same results in the same order: {same} of {searches} ({found_some} found notes on --server)",
         ratios.get(ratios.len() / 2).copied().unwrap_or(f64::NAN)
     );
     for side in &mut sides {
@@ -137,8 +138,13 @@ async fn search(client: &reqwest::Client, base: &str, q: &str) -> anyhow::Result
     let results = body["results"]
         .as_array()
         .ok_or_else(|| anyhow::anyhow!("a search's answer held no results"))?;
-    Ok(results
+    results
         .iter()
-        .map(|r| r["note"]["id"].as_str().unwrap_or_default().to_owned())
-        .collect())
+        .map(|r| {
+            r["note"]["id"]
+                .as_str()
+                .map(str::to_owned)
+                .ok_or_else(|| anyhow::anyhow!("a search's result held no note id"))
+        })
+        .collect()
 }
