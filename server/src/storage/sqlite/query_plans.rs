@@ -97,9 +97,9 @@ async fn a_search_by_words_sorts_its_ranked_matches_before_reading_the_pages_not
     // inside `m` (a temp b-tree before `m` is scanned), so only the page's rows are read
     // again for their columns, then put back in order (the second temp b-tree). Before,
     // every ranked match was read again and sorted after (one temp b-tree, after).
-    use super::search::{CARRIES_EVERY_TAG, ranked_search_sql};
+    use super::search::{CARRIES_EVERY_TAG, joined_search_sql};
     for (tagged, binds) in [("", 5), (CARRIES_EVERY_TAG, 6)] {
-        let plan = plan_of(&ranked_search_sql(tagged), binds).await;
+        let plan = plan_of(&joined_search_sql(tagged), binds).await;
         let page_scanned = plan.find("SCAN m").unwrap_or_else(|| panic!("{plan}"));
         let (before, after) = plan.split_at(page_scanned);
         assert_eq!(
@@ -117,4 +117,32 @@ async fn a_search_by_words_sorts_its_ranked_matches_before_reading_the_pages_not
             "{plan}"
         );
     }
+}
+
+#[tokio::test]
+async fn a_search_by_words_alone_scores_its_matches_without_reading_a_notes_row() {
+    // The matches are scored from the index alone (FTS5 walks it newest first, no sort),
+    // kept in `found`; only the notes that can be on the page are then looked up by rowid.
+    // Before, each of up to 5,000 matches was looked up in `notes` to check its trash.
+    let plan = plan_of(&super::search::words_search_sql(), 6).await;
+    let page_read = plan.find("SCAN m").unwrap_or_else(|| panic!("{plan}"));
+    let (found, page) = plan.split_at(page_read);
+    assert!(
+        found.contains("SCAN notes_fts VIRTUAL TABLE INDEX"),
+        "{plan}"
+    );
+    assert!(
+        !found.contains("notes USING") && !found.contains(" n "),
+        "{plan}"
+    );
+    assert!(
+        !plan.contains("notes_live"),
+        "every live note walked: {plan}"
+    );
+    assert_eq!(
+        page.matches("SEARCH n USING INTEGER PRIMARY KEY (rowid=?)")
+            .count(),
+        1,
+        "{plan}"
+    );
 }
