@@ -379,7 +379,8 @@ async fn every_naughty_string_searched_for_is_answered_without_a_server_error() 
 }
 
 /// How many notes the search's full-text match itself yields for `scope`, counted with
-/// the store's own match (before the scope or the trash is looked at).
+/// the store's own match, before any note's row is read (on SQLite the match holds the
+/// person's live notes only; on PostgreSQL their notes in the trash too).
 async fn matched_by_the_index(app: &TestApp, scope: &str, q: &str) -> i64 {
     use server::text::query::QuerySyntax;
     let query = server::text::query::parse(q).expect("a query");

@@ -139,6 +139,9 @@ async fn a_search_by_words_alone_scores_its_matches_without_reading_a_notes_row(
         !plan.contains("notes_live"),
         "every live note walked: {plan}"
     );
+    // The index is searched once: the page's last place is read from `found`.
+    assert_eq!(plan.matches("VIRTUAL TABLE").count(), 1, "{plan}");
+    assert_eq!(plan.matches("MATERIALIZE").count(), 1, "{plan}");
     assert_eq!(
         page.matches("SEARCH n USING INTEGER PRIMARY KEY (rowid=?)")
             .count(),
