@@ -2,7 +2,8 @@
 -- holds another scope token ('t' and the scope's bytes in hex, where a live note holds
 -- 's' and the same), so the match leaves it out by itself. Before, every match (up to
 -- 5,000 for a common word) was looked up in `notes` to check its trash, and its sort keys
--- read there: about half a broad search's time at 100,000 notes (README, "Benchmarking").
+-- read there: about half a broad search's time at 100,000 notes (README, "Benchmarks and
+-- the full chaos run").
 -- Now only the page's notes are read (storage/sqlite/search.rs).
 --
 -- Trashing or restoring a note now writes its index row again (the update trigger takes
