@@ -110,6 +110,10 @@ async function browserTimings() {
     const searchBoxAtOnce = [];
     const searchBoxRequest = [];
     const searchBoxFirstByte = [];
+    const searchBoxBeforeRequest = [];
+    const searchBoxAfterAnswer = [];
+    const searchBoxAnswerToDocument = [];
+    const searchBoxFeedReadsAlongside = [];
     for (let n = 0; n < Math.max(words.length, 1) * 5; n++) {
       const word = words[n % words.length] ?? "note";
       await page.goto(`${base}/`);
@@ -128,7 +132,8 @@ async function browserTimings() {
               observer.disconnect();
               // Once the frame with the results has been painted (after the next
               // animation frame), not as soon as they are in the DOM.
-              requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - pressed), 0));
+              const inDocument = performance.now();
+              requestAnimationFrame(() => setTimeout(() => resolve({ pressed, inDocument, painted: performance.now() }), 0));
             });
             observer.observe(document.body, { childList: true, subtree: true });
           }, { once: true, capture: true });
@@ -136,20 +141,39 @@ async function browserTimings() {
         });
       });
       await box.press("Enter");
-      const shownAfter = await page.evaluate(() => window.__searchShown);
-      if (typeof shownAfter !== "number") throw new Error("the search from the box loaded a new page");
-      searchBox.push(shownAfter);
+      const shown = await page.evaluate(() => window.__searchShown);
+      if (typeof shown?.painted !== "number") throw new Error("the search from the box loaded a new page");
+      searchBox.push(shown.painted - shown.pressed);
       // Of which the `/api/search` request (from its start to its answer's last byte, by the
       // page's resource timing; the page was loaded just before, so its one entry is this
       // search's), and within it the wait for the answer's first byte (the server's work
-      // and the network's, from the request sent).
+      // and the network's, from the request sent); the page's own work before the request
+      // (Enter → the request started) and after it (the answer's last byte → the results
+      // painted, and of that, to the first result in the document); and how many of the
+      // offline copy's feed reads (`/api/changes`, filling in the background) were in
+      // flight at once with the search's request.
       const request = await page.evaluate(() => {
-        const entry = performance.getEntriesByType("resource").filter((e) => e.name.includes("/api/search")).pop();
-        return entry ? { took: entry.responseEnd - entry.startTime, firstByte: entry.responseStart - entry.requestStart } : null;
+        const resources = performance.getEntriesByType("resource");
+        const entry = resources.filter((e) => e.name.includes("/api/search")).pop();
+        if (!entry) return null;
+        const alongside = resources.filter(
+          (e) => e.name.includes("/api/changes") && e.startTime < entry.responseEnd && e.responseEnd > entry.startTime,
+        ).length;
+        return {
+          started: entry.startTime,
+          answered: entry.responseEnd,
+          took: entry.responseEnd - entry.startTime,
+          firstByte: entry.responseStart - entry.requestStart,
+          alongside,
+        };
       });
       if (!request) throw new Error("the page has no resource timing for its /api/search request");
       searchBoxRequest.push(request.took);
       searchBoxFirstByte.push(request.firstByte);
+      searchBoxBeforeRequest.push(request.started - shown.pressed);
+      searchBoxAfterAnswer.push(shown.painted - request.answered);
+      searchBoxAnswerToDocument.push(shown.inDocument - request.answered);
+      searchBoxFeedReadsAlongside.push(request.alongside);
 
       await page.goto(`${base}/`);
       await page.locator('body[data-hydrated="true"]').waitFor({ timeout: 30_000 });
@@ -168,6 +192,14 @@ async function browserTimings() {
       search_box_request: summary(searchBoxRequest),
       search_box_request_to_first_byte: summary(searchBoxFirstByte),
       search_box_at_once: summary(searchBoxAtOnce),
+      search_box_before_request: summary(searchBoxBeforeRequest),
+      search_box_after_answer: summary(searchBoxAfterAnswer),
+      search_box_answer_to_document: summary(searchBoxAnswerToDocument),
+      search_box_feed_reads_alongside: {
+        searches: searchBoxFeedReadsAlongside.length,
+        with_one_or_more: searchBoxFeedReadsAlongside.filter((n) => n > 0).length,
+        most: Math.max(...searchBoxFeedReadsAlongside),
+      },
     };
   } finally {
     await browser.close();

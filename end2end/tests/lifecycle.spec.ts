@@ -67,6 +67,32 @@ test("a note opens in full, with its line breaks, and reads without JavaScript t
   await noScript.close();
 });
 
+test("a note's time reads in the reader's own zone and words once the page is live, in UTC before", async ({ browser, baseURL, unique }) => {
+  // A reader in Tokyo whose browser speaks British English.
+  const context = await browser.newContext({ baseURL, timezoneId: "Asia/Tokyo", locale: "en-GB" });
+  try {
+    const written_at = "2026-11-30T05:07:00.000Z";
+    const created = await context.request.post("/api/notes", {
+      headers: { "idempotency-key": randomUUID() },
+      data: { title: unique("Timed note"), body: "written at five past five, UTC", written_at },
+    });
+    expect(created.status()).toBe(201);
+    const note = (await created.json()) as { id: string };
+    const page = await context.newPage();
+    const response = await page.goto(`/notes/${note.id}`);
+    expect(await response?.text()).toContain("2026-11-30 05:07 UTC");
+    await new NotesPage(page).hydrated();
+    const time = page.locator(`time[datetime="${written_at}"]`).first();
+    await expect(time).toHaveText("30 Nov 2026, 14:07");
+    // The home page's list too: each of its times worded the same way.
+    await page.goto("/");
+    await new NotesPage(page).hydrated();
+    await expect(page.locator(`time[datetime="${written_at}"]`).first()).toHaveText("30 Nov 2026, 14:07");
+  } finally {
+    await context.close();
+  }
+});
+
 test("editing a note and double-clicking Save stores one revision", async ({ page, request, unique }) => {
   const note = await createNote(request, unique("Edit twice-clicked"), "before");
   const writes = new SaveRequests(page, true);

@@ -228,3 +228,59 @@ test("a browser that cannot keep the copy says so and still saves every note", a
   await expect(notes.savedTitled(title)).toHaveCount(1);
   await context.close();
 });
+
+test("while a search from the box waits for its answer, the offline copy reads no page of the feed, and it finishes after", async ({
+  page,
+  context,
+  notes,
+}) => {
+  const server = new OwnServer(3293);
+  await server.start();
+  await server.signIn(context);
+  try {
+    // A first copy of many pages of the feed (the copy reads 50 changes a page).
+    const made: string[] = [];
+    for (let batch = 0; batch < 15; batch++) {
+      const some = await Promise.all(
+        Array.from({ length: 20 }, (_, n) => createNote(context.request, `Pelican ${batch}-${n}`, "a pelican on the pier", server.url)),
+      );
+      made.push(...some.map((note) => note.id));
+    }
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    // Each of the copy's reads answered 150 ms late, so its first copy takes a second or
+    // more; the search's answer held 1.5 s, long enough for several of them.
+    const copyReads: number[] = [];
+    await page.route("**/api/changes**", async (route) => {
+      if (new URL(route.request().url()).searchParams.get("limit") === "50") copyReads.push(Date.now());
+      await sleep(150);
+      await route.continue();
+    });
+    let searchSent = 0;
+    let searchAnswered = 0;
+    await page.route("**/api/search**", async (route) => {
+      searchSent = Date.now();
+      const response = await route.fetch();
+      await sleep(1_500);
+      searchAnswered = Date.now();
+      await route.fulfill({ response });
+    });
+
+    await notes.goto(server.url);
+    await expect.poll(() => copyReads.length, { timeout: 30_000 }).toBeGreaterThan(0);
+    const box = page.getByRole("searchbox", { name: "Search notes" });
+    await box.fill("pelican");
+    await box.press("Enter");
+    await expect(page.getByTestId("search-results").locator("li").first()).toBeVisible({ timeout: 10_000 });
+    expect(searchAnswered).toBeGreaterThan(0);
+
+    // A read sent just before the search may reach the route a moment after it.
+    const duringTheSearch = copyReads.filter((at) => at > searchSent + 100 && at < searchAnswered);
+    expect(duringTheSearch, "the copy's reads sent while the search waited for its answer").toEqual([]);
+    // The copy was not done when the search was sent, and it finishes after.
+    expect(copyReads.filter((at) => at >= searchAnswered).length).toBeGreaterThan(0);
+    await expect.poll(async () => (await keptIds(page)).length, { timeout: 30_000 }).toBe(made.length);
+    expect(new Set(await keptIds(page))).toEqual(new Set(made));
+  } finally {
+    await server.stop();
+  }
+});

@@ -2,6 +2,8 @@
 //! in the browser (no page load), and its reader asks `GET /api/search` — naming the
 //! page's person, so the server refuses when someone else has signed in on this browser
 //! since. Without a network the offline copy answers instead (`offline_pages::search`).
+//! While it waits for its answer, the offline copy's sync in the background waits
+//! (`idle::person_waiting`).
 //!
 //! Every other page's data comes with its HTML (rendered on the server, kept by the
 //! service worker for offline reading), so going back or forward to one of them from a
@@ -34,6 +36,8 @@ pub async fn search(q: &str, cursor: Option<&str>) -> Searched {
         request = request.header(OWNER_HEADER, &owner);
     }
     let what = "The search could not be run";
+    // The offline copy's sync waits until the answer is here.
+    let _waiting = super::idle::person_waiting();
     match request.send().await {
         Ok(response) if response.ok() => match response.json::<SearchPage>().await {
             Ok(page) => Searched::Found(page),

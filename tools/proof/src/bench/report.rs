@@ -452,6 +452,19 @@ pub fn print_page_targets(page: &serde_json::Value) {
         p50("search_box_request_to_first_byte"),
         p95("search_box_request_to_first_byte")
     );
+    let alongside = &page["search_box_feed_reads_alongside"];
+    println!(
+        "  the page's own work, p50 / p95: Enter → the request started {:.1} / {:.1} ms, the answer's last byte → the results painted {:.1} / {:.1} ms (→ in the document {:.1} / {:.1} ms); the offline copy's feed reads in flight beside the search's request: in {} of {} searches (at most {} at once)",
+        p50("search_box_before_request"),
+        p95("search_box_before_request"),
+        p50("search_box_after_answer"),
+        p95("search_box_after_answer"),
+        p50("search_box_answer_to_document"),
+        p95("search_box_answer_to_document"),
+        alongside["with_one_or_more"],
+        alongside["searches"],
+        alongside["most"]
+    );
     for run in page["lighthouse"].as_array().into_iter().flatten() {
         if let Some(failure) = super::page::lighthouse_failure(run) {
             println!(
