@@ -149,9 +149,10 @@ async function browserTimings() {
       // search's), and within it the wait for the answer's first byte (the server's work
       // and the network's, from the request sent); the page's own work before the request
       // (Enter → the request started) and after it (the answer's last byte → the results
-      // painted, and of that, to the first result in the document); and how many of the
-      // offline copy's feed reads (`/api/changes`, filling in the background) were in
-      // flight at once with the search's request.
+      // painted, and of that, to the first result in the document); and how many reads of
+      // the change feed (`/api/changes`: the offline copy's, filling in the background, and
+      // the live page's) ended, by the time the results were painted, after the search's
+      // request started, having started before it ended.
       const request = await page.evaluate(() => {
         const resources = performance.getEntriesByType("resource");
         const entry = resources.filter((e) => e.name.includes("/api/search")).pop();

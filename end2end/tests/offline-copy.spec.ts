@@ -229,7 +229,7 @@ test("a browser that cannot keep the copy says so and still saves every note", a
   await context.close();
 });
 
-test("while a search from the box waits for its answer, the offline copy reads no page of the feed, and it finishes after", async ({
+test("while a search from the box waits for its answer, the offline copy neither reads nor keeps a page of the feed, and it finishes after", async ({
   page,
   context,
   notes,
@@ -247,37 +247,48 @@ test("while a search from the box waits for its answer, the offline copy reads n
       made.push(...some.map((note) => note.id));
     }
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-    // Each of the copy's reads answered 150 ms late, so its first copy takes a second or
-    // more; the search's answer held 1.5 s, long enough for several of them.
+    // The copy's first read is held until the search has been sent, and answered while the
+    // search still waits; each later read is answered 150 ms late. The search's answer is
+    // held 1.5 s: long enough for several reads, were any sent.
+    let searchSeen: () => void = () => {};
+    const searchSent = new Promise<void>((resolve) => (searchSeen = resolve));
     const copyReads: number[] = [];
     await page.route("**/api/changes**", async (route) => {
-      if (new URL(route.request().url()).searchParams.get("limit") === "50") copyReads.push(Date.now());
-      await sleep(150);
+      const fromTheCopy = new URL(route.request().url()).searchParams.get("limit") === "50";
+      if (fromTheCopy) copyReads.push(Date.now());
+      if (fromTheCopy && copyReads.length === 1) {
+        await searchSent;
+        await sleep(200);
+      } else {
+        await sleep(150);
+      }
       await route.continue();
     });
-    let searchSent = 0;
-    let searchAnswered = 0;
+    let sentAt = 0;
+    let answeredAt = 0;
+    let keptBeforeTheAnswer = -1;
     await page.route("**/api/search**", async (route) => {
-      searchSent = Date.now();
+      sentAt = Date.now();
+      searchSeen();
       const response = await route.fetch();
       await sleep(1_500);
-      searchAnswered = Date.now();
+      // The first read's page has been in the browser for over a second by now.
+      keptBeforeTheAnswer = (await keptIds(page)).length;
+      answeredAt = Date.now();
       await route.fulfill({ response });
     });
 
     await notes.goto(server.url);
-    await expect.poll(() => copyReads.length, { timeout: 30_000 }).toBeGreaterThan(0);
+    await expect.poll(() => copyReads.length, { timeout: 30_000 }).toBe(1);
     const box = page.getByRole("searchbox", { name: "Search notes" });
     await box.fill("pelican");
     await box.press("Enter");
     await expect(page.getByTestId("search-results").locator("li").first()).toBeVisible({ timeout: 10_000 });
-    expect(searchAnswered).toBeGreaterThan(0);
+    expect(answeredAt).toBeGreaterThan(0);
 
-    // A read sent just before the search may reach the route a moment after it.
-    const duringTheSearch = copyReads.filter((at) => at > searchSent + 100 && at < searchAnswered);
-    expect(duringTheSearch, "the copy's reads sent while the search waited for its answer").toEqual([]);
-    // The copy was not done when the search was sent, and it finishes after.
-    expect(copyReads.filter((at) => at >= searchAnswered).length).toBeGreaterThan(0);
+    expect(copyReads.filter((at) => at >= sentAt && at < answeredAt), "the copy's reads sent while the search waited").toEqual([]);
+    expect(keptBeforeTheAnswer, "notes the copy kept while the search waited").toBe(0);
+    // The copy goes on after the answer, and finishes.
     await expect.poll(async () => (await keptIds(page)).length, { timeout: 30_000 }).toBe(made.length);
     expect(new Set(await keptIds(page))).toEqual(new Set(made));
   } finally {

@@ -1,8 +1,8 @@
 //! When background work (the offline copy's sync) may run: when the browser is idle and
-//! no request of the person's own is waiting for its answer. It runs a slice at a time
-//! between what the person does — typing, a press of Save, a search — instead of as one
-//! long task that holds them up, and a search never shares the network, the server or
-//! the page's thread with a slice of it.
+//! no request of the person's own (a search) is waiting for its answer in this tab. It
+//! runs a slice at a time between what the person does — typing, a press of Save, a
+//! search — instead of as one long task that holds them up, and starts no slice while a
+//! search waits (a read already sent goes on; another tab's sync is not held).
 
 use std::cell::{Cell, RefCell};
 
@@ -53,6 +53,12 @@ impl Drop for PersonWaiting {
 /// [`AT_MOST_BEHIND_MS`].
 pub async fn until_free() {
     until_idle().await;
+    behind_the_person().await;
+}
+
+/// Resolves at once when no request of the person's waits; otherwise once none does and
+/// the browser is idle again, or after [`AT_MOST_BEHIND_MS`].
+pub async fn behind_the_person() {
     if ASKING.get() == 0 {
         return;
     }

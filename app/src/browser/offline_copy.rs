@@ -12,9 +12,9 @@
 //! - A sync pages `GET /api/changes?since=<cursor>` until `more` is false, each page in
 //!   one transaction with the cursor, so a sync cut off halfway resumes where it stopped.
 //!   Pages are small and each waits for the browser to be idle and for the answer to
-//!   any search the person is waiting for (`idle::until_free`), so a first copy of many
-//!   notes runs in the background a slice at a time, never as a long task, and never
-//!   beside a search.
+//!   any search the person is waiting for in this tab (`idle`), so a first copy of many
+//!   notes runs in the background a slice at a time, never as a long task, and no page
+//!   is read or kept while a search waits (one already sent goes on).
 //!   A 410 `changes-expired` drops the copy and reads it again from `since=0`. One tab
 //!   syncs at a time (a Web Lock); the others skip.
 //! - It syncs at page load, every minute while online, and when the network comes back;
@@ -224,11 +224,12 @@ async fn pull(user: &str, at_page_load: bool) -> Result<(), IdbError> {
     loop {
         // A page at a time, when the browser is idle and no search of the person's is
         // waiting: a first copy of many notes (a new browser) is read in the background,
-        // never holding up the page. A page read while a search was sent is kept after it.
+        // never holding up the page. A page read while a search was sent is kept after
+        // its answer.
         idle::until_free().await;
         match read_page(user, since).await {
             FeedAnswer::Page(page) => {
-                idle::until_free().await;
+                idle::behind_the_person().await;
                 apply(&page.changes, Some(page.next)).await?;
                 if !page.more || page.next <= since {
                     return Ok(());

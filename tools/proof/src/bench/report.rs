@@ -454,7 +454,7 @@ pub fn print_page_targets(page: &serde_json::Value) {
     );
     let alongside = &page["search_box_feed_reads_alongside"];
     println!(
-        "  the page's own work, p50 / p95: Enter → the request started {:.1} / {:.1} ms, the answer's last byte → the results painted {:.1} / {:.1} ms (→ in the document {:.1} / {:.1} ms); the offline copy's feed reads in flight beside the search's request: in {} of {} searches (at most {} at once)",
+        "  the page's own work, p50 / p95: Enter → the request started {:.1} / {:.1} ms, the answer's last byte → the results painted {:.1} / {:.1} ms (→ in the document {:.1} / {:.1} ms); reads of the change feed (the offline copy's and the live page's) in flight beside the search's request: in {} of {} searches (at most {} at once)",
         p50("search_box_before_request"),
         p95("search_box_before_request"),
         p50("search_box_after_answer"),
