@@ -150,9 +150,8 @@ async function browserTimings() {
       // and the network's, from the request sent); the page's own work before the request
       // (Enter → the request started) and after it (the answer's last byte → the results
       // painted, and of that, to the first result in the document); and how many reads of
-      // the change feed (`/api/changes`: the offline copy's, filling in the background, and
-      // the live page's) ended, by the time the results were painted, after the search's
-      // request started, having started before it ended.
+      // the change feed (`/api/changes`: the offline copy's and the live page's) overlapped
+      // the request in time (only reads finished by then have a timing entry).
       const request = await page.evaluate(() => {
         const resources = performance.getEntriesByType("resource");
         const entry = resources.filter((e) => e.name.includes("/api/search")).pop();

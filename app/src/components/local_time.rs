@@ -30,8 +30,8 @@ pub fn readable_utc(rfc3339: &str) -> String {
 #[cfg(feature = "hydrate")]
 thread_local! {
     /// The page's one formatter (`Intl.DateTimeFormat`'s bound `format`): a
-    /// `toLocaleString` with options builds a formatter of its own at every call, about
-    /// 0.1 ms each — a page of 50 notes spent 5 ms on its times.
+    /// `toLocaleString` with options builds a formatter of its own at every call (in
+    /// Node, 20 calls 2.3 ms against 0.17 ms for one formatter).
     static FORMAT: Option<js_sys::Function> = {
         let options = js_sys::Object::new();
         let set = |key: &str, value: &str| {
