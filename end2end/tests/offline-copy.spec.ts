@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { test, expect, createNote, noteOnServer, NotesPage } from "./fixtures";
 import type { APIRequestContext, BrowserContext, Page, PlaywrightWorkerArgs } from "@playwright/test";
 import { E2E_USER } from "./global-setup";
@@ -291,6 +292,51 @@ test("while a search from the box waits for its answer, the offline copy neither
     // The copy goes on after the answer, and finishes.
     await expect.poll(async () => (await keptIds(page)).length, { timeout: 30_000 }).toBe(made.length);
     expect(new Set(await keptIds(page))).toEqual(new Set(made));
+  } finally {
+    await server.stop();
+  }
+});
+
+test("a note deleted for good while a page of the feed that still has it waits to be kept stays out of the copy", async ({
+  page,
+  context,
+}) => {
+  const server = new OwnServer(3294);
+  await server.start();
+  await server.signIn(context);
+  try {
+    const purged = await createNote(context.request, "Purged while the copy was reading", "gone for good", server.url);
+    const stays = await createNote(context.request, "Stays in the copy", "still here", server.url);
+    // The copy's first read of the feed is answered by the server at once (both notes in
+    // it) and held in the browser until the live page has applied the purge.
+    let readIsIn: () => void = () => {};
+    const firstReadAnswered = new Promise<void>((resolve) => (readIsIn = resolve));
+    let letItThrough: () => void = () => {};
+    const released = new Promise<void>((resolve) => (letItThrough = resolve));
+    let copyReads = 0;
+    await page.route("**/api/changes**", async (route) => {
+      const fromTheCopy = new URL(route.request().url()).searchParams.get("limit") === "50";
+      if (!fromTheCopy || ++copyReads > 1) return route.continue();
+      const response = await route.fetch();
+      readIsIn();
+      await released;
+      await route.fulfill({ response });
+    });
+
+    await page.goto(`${server.url}/`);
+    await firstReadAnswered;
+    // Moved to the trash, then deleted for good on another device: the live page reads
+    // both from the feed and keeps each in the copy at once.
+    const key = () => ({ "idempotency-key": randomUUID() });
+    expect((await context.request.delete(`${server.url}/api/notes/${purged.id}`, { headers: key() })).status()).toBe(200);
+    await expect.poll(() => keptIds(page), { timeout: 15_000 }).toContain(purged.id);
+    expect((await context.request.delete(`${server.url}/api/notes/${purged.id}?permanent=true`, { headers: key() })).status()).toBe(204);
+    await expect.poll(() => keptIds(page), { timeout: 15_000 }).not.toContain(purged.id);
+    letItThrough();
+
+    // The held page is kept (the other note arrives with it), without the purged note.
+    await expect.poll(() => keptIds(page), { timeout: 15_000 }).toContain(stays.id);
+    expect(await keptIds(page), "the purged note, brought back by the page read before its purge").not.toContain(purged.id);
   } finally {
     await server.stop();
   }

@@ -12,7 +12,7 @@ use std::rc::Rc;
 use futures::channel::oneshot;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{IdbDatabase, IdbFactory, IdbRequest, IdbTransaction};
+use web_sys::{IdbDatabase, IdbFactory, IdbRequest, IdbRequestReadyState, IdbTransaction};
 
 /// Why IndexedDB did not do what was asked.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,13 +77,18 @@ impl Once {
 }
 
 /// The result of a request, once it succeeded or failed.
+/// A request made before an earlier one was awaited may be done already: then its
+/// result is read at once (its event has fired, and would never call back). Not for the
+/// request of `open`, which is "done" during `upgradeneeded`, before its success.
 pub async fn settle(request: &IdbRequest) -> Result<JsValue, IdbError> {
-    let once = Once::new();
-    request.set_onsuccess(Some(once.callback()));
-    request.set_onerror(Some(once.callback()));
-    once.wait().await;
-    request.set_onsuccess(None);
-    request.set_onerror(None);
+    if request.ready_state() != IdbRequestReadyState::Done {
+        let once = Once::new();
+        request.set_onsuccess(Some(once.callback()));
+        request.set_onerror(Some(once.callback()));
+        once.wait().await;
+        request.set_onsuccess(None);
+        request.set_onerror(None);
+    }
     match request.error() {
         Ok(None) => request.result().map_err(IdbError::from_js),
         Ok(Some(error)) => Err(IdbError::from_js(error.into())),

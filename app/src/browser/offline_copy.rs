@@ -8,7 +8,11 @@
 //!   (`sign_out.rs`) unless writes are unsaved.
 //! - Store `notes`: each note as the feed gave it (its `html` included), as JSON, keyed
 //!   by id. Store `meta`: the feed cursor (`cursor`, the `next` of the last page applied)
-//!   and the person's name for the masthead (`username`).
+//!   and the person's name for the masthead (`username`), and each note purged while
+//!   the copy was kept (`purged:<id>`, the purge's seq): a page of the feed read before
+//!   the live page applied a purge is kept after it, and must not bring the note back.
+//!   They stay as long as the copy (a few dozen bytes a purge): the live page of a tab
+//!   that slept can bring a change older than any cursor.
 //! - A sync pages `GET /api/changes?since=<cursor>` until `more` is false, each page in
 //!   one transaction with the cursor, so a sync cut off halfway resumes where it stopped.
 //!   Pages are small and each waits for the browser to be idle and for the answer to
@@ -37,7 +41,7 @@ use web_sys::{IdbDatabase, IdbObjectStore, IdbTransaction, IdbTransactionMode};
 use super::idb::{self, IdbError};
 use super::{idle, live, namespace, tab_lock};
 use crate::api::{CHANGES_PATH, Change, ChangeKind, Note, OWNER_HEADER};
-use crate::offline::feed::{self, Step};
+use crate::offline::feed::{self, Held, Step};
 use crate::state::PageState;
 use crate::state::feed_cursor::FeedAnswer;
 
@@ -47,6 +51,11 @@ const NOTES: &str = "notes";
 const META: &str = "meta";
 const CURSOR: &str = "cursor";
 const USERNAME: &str = "username";
+/// The prefix of a purge's key in `meta` (`purged:<note id>`, its value the purge's seq):
+/// kept beside the cursor rather than in a store of its own, so that copies made before
+/// purges were remembered need no new schema version (which would close every open tab's
+/// connection to it).
+const PURGED: &str = "purged:";
 /// How often the copy follows the feed while the page is open and online.
 const EVERY: Duration = Duration::from_secs(60);
 /// Changes read from the feed at a time: a page is parsed and kept between the person's
@@ -266,23 +275,58 @@ async fn read_page(user: &str, since: i64) -> FeedAnswer {
     FeedAnswer::read(status, &body)
 }
 
+/// The key in `meta` of the purge of note `id` (its value: the purge's seq).
+fn purge_key(id: &str) -> JsValue {
+    JsValue::from_str(&format!("{PURGED}{id}"))
+}
+
+/// What the copy holds under each of `ids`, read in one transaction: the note's version,
+/// else the seq of its purge, else nothing. Two reads a note (the note, its purge), all
+/// asked for before any is awaited: the page does not wait for each read in turn.
+async fn held(
+    notes: &IdbObjectStore,
+    meta: &IdbObjectStore,
+    ids: &[&str],
+) -> Result<Vec<Option<Held>>, IdbError> {
+    let mut asked = Vec::with_capacity(ids.len());
+    for id in ids {
+        let note = notes.get(&JsValue::from_str(id)).map_err(js_failed)?;
+        let purge = meta.get(&purge_key(id)).map_err(js_failed)?;
+        asked.push((note, purge));
+    }
+    let mut held = Vec::with_capacity(ids.len());
+    for (note, purge) in asked {
+        let note = idb::settle(&note).await?.as_string();
+        let purge = idb::settle(&purge).await?.as_f64();
+        held.push(
+            match note.and_then(|json| serde_json::from_str::<Note>(&json).ok()) {
+                Some(note) => Some(Held::Version(note.version)),
+                None => purge.map(|seq| Held::PurgedAt(seq as i64)),
+            },
+        );
+    }
+    Ok(held)
+}
+
 /// Applies changes of the feed and moves the cursor to `next` (when they are a whole page
 /// read from the cursor), in one transaction.
 async fn apply(changes: &[Change], next: Option<i64>) -> Result<(), IdbError> {
     let db = database().await?;
     let (transaction, notes, meta) = writing(&db)?;
-    // The versions the copy holds of the notes this page brings, read in the same
-    // transaction, so a newer version another tab kept is never replaced by an older.
-    let mut kept: HashMap<String, i64> = HashMap::new();
-    for change in changes.iter().filter(|c| c.kind == ChangeKind::Upsert) {
-        let request = notes
-            .get(&JsValue::from_str(&change.note_id))
-            .map_err(js_failed)?;
-        let held = idb::settle(&request).await?.as_string();
-        if let Some(note) = held.and_then(|json| serde_json::from_str::<Note>(&json).ok()) {
-            kept.insert(note.id, note.version);
-        }
-    }
+    // What the copy holds of the notes this page brings, read in the same transaction: a
+    // newer version another tab kept is never replaced by an older, and a purge the live
+    // page applied is never undone by a page read before it.
+    let ids: Vec<&str> = changes
+        .iter()
+        .filter(|c| c.kind == ChangeKind::Upsert)
+        .map(|c| c.note_id.as_str())
+        .collect();
+    let kept: HashMap<&str, Held> = ids
+        .iter()
+        .copied()
+        .zip(held(&notes, &meta, &ids).await?)
+        .filter_map(|(id, held)| Some((id, held?)))
+        .collect();
     for step in feed::steps(changes, |id| kept.get(id).copied()) {
         match step {
             Step::Keep(note) => {
@@ -291,8 +335,10 @@ async fn apply(changes: &[Change], next: Option<i64>) -> Result<(), IdbError> {
                     .put_with_key(&JsValue::from_str(&json), &JsValue::from_str(&note.id))
                     .map_err(js_failed)?;
             }
-            Step::Forget(id) => {
+            Step::Forget { id, seq } => {
                 notes.delete(&JsValue::from_str(id)).map_err(js_failed)?;
+                meta.put_with_key(&JsValue::from_f64(seq as f64), &purge_key(id))
+                    .map_err(js_failed)?;
             }
         }
     }
@@ -303,11 +349,20 @@ async fn apply(changes: &[Change], next: Option<i64>) -> Result<(), IdbError> {
     idb::committed(&transaction).await
 }
 
-/// Drops every note and the cursor (before reading the feed again from 0).
+/// Drops every note, the purges remembered and the cursor (before reading the feed again
+/// from 0).
 async fn clear() -> Result<(), IdbError> {
     let db = database().await?;
     let (transaction, notes, meta) = writing(&db)?;
     notes.clear().map_err(js_failed)?;
     meta.delete(&JsValue::from_str(CURSOR)).map_err(js_failed)?;
+    // Every `purged:…` key (all sort between "purged:" and "purged;", the next character):
+    // the feed read again from 0 brings no note purged before. Left open: a page read
+    // before the 410 by a tab that slept, applied after this, can bring back a note whose
+    // purge the server has forgotten (kept a year, `ONCENOTE_TOMBSTONE_DAYS`) until the
+    // copy is dropped again.
+    let purges =
+        web_sys::IdbKeyRange::bound(&PURGED.into(), &"purged;".into()).map_err(js_failed)?;
+    meta.delete(&purges).map_err(js_failed)?;
     idb::committed(&transaction).await
 }
