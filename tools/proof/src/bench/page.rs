@@ -2,7 +2,10 @@
 //! search box of an open page at 100,000 notes, and Lighthouse (mobile, desktop) on the
 //! home page and on a note page with a long Markdown note, in Chromium.
 
+use std::time::Instant;
+
 use super::seed::word;
+use crate::stats::{ms, percentile};
 
 /// Runs the browser measurements against `base` as the person of `token` (timing `saves`
 /// saves) and prints their line; `None` (with the reason printed) if they could not run.
@@ -12,10 +15,18 @@ pub async fn in_the_browser(
     token: &str,
     saves: usize,
 ) -> Option<serde_json::Value> {
+    let alone = box_words_alone(client, base).await;
     let page = match long_note(client, base).await {
         Ok(note_path) => page_figures(base, token, saves, &note_path).await,
         Err(error) => Err(error),
     };
+    let page = page.map(|mut figures| {
+        match alone {
+            Ok(alone) => figures["search_box_words_alone"] = alone,
+            Err(error) => println!("the box's words searched alone: not measured ({error:#})"),
+        }
+        figures
+    });
     match &page {
         Ok(figures) => println!(
             "in the browser: click → Saved p95 {:.1} ms, search from the box p95 {:.1} ms at 100,000 notes (filled in at once right after hydration: p95 {:.1} ms; the search page loaded: p95 {:.1} ms); Lighthouse {}",
@@ -167,6 +178,41 @@ pub fn long_markdown() -> String {
     text
 }
 
+/// The words the page searches for from the box, each searched as often as the page does.
+fn box_words() -> [String; 4] {
+    [word(1), word(2), word(3), word(2037)]
+}
+
+/// The same searches the box makes, asked by the load driver over HTTP (no browser) just
+/// before the browser runs: how long the server takes with the box's own words (three of
+/// the most common, one rare), beside the driver's mix of 240 queries, and how big an
+/// answer is. `{n, p50_ms, p95_ms, answer_bytes_p50}`.
+async fn box_words_alone(
+    client: &reqwest::Client,
+    base: &str,
+) -> anyhow::Result<serde_json::Value> {
+    let mut took = Vec::new();
+    let mut sizes = Vec::new();
+    for _ in 0..5 {
+        for q in box_words() {
+            let sent = Instant::now();
+            let answer = super::search::searched(client, base, &q)
+                .await?
+                .bytes()
+                .await?;
+            took.push(sent.elapsed());
+            sizes.push(answer.len());
+        }
+    }
+    sizes.sort_unstable();
+    Ok(serde_json::json!({
+        "n": took.len(),
+        "p50_ms": ms(percentile(&mut took, 50.0)),
+        "p95_ms": ms(percentile(&mut took, 95.0)),
+        "answer_bytes_p50": sizes[sizes.len() / 2],
+    }))
+}
+
 /// Runs `node end2end/bench/page.mjs` and reads its JSON.
 async fn page_figures(
     base: &str,
@@ -181,7 +227,7 @@ async fn page_figures(
         .arg(base)
         .arg(token)
         .arg(saves.to_string())
-        .args([word(1), word(2), word(3), word(2037)])
+        .args(box_words())
         .current_dir("end2end");
     let output = tokio::task::spawn_blocking(move || command.output()).await??;
     anyhow::ensure!(
