@@ -15,15 +15,23 @@ pub async fn in_the_browser(
     token: &str,
     saves: usize,
 ) -> Option<serde_json::Value> {
-    let alone = box_words_alone(client, base).await;
+    let alone = match box_words_alone(client, base).await {
+        Ok(alone) => {
+            println!("{}", box_words_alone_line(&alone));
+            Some(alone)
+        }
+        Err(error) => {
+            println!("the box's words searched alone: not measured ({error:#})");
+            None
+        }
+    };
     let page = match long_note(client, base).await {
         Ok(note_path) => page_figures(base, token, saves, &note_path).await,
         Err(error) => Err(error),
     };
     let page = page.map(|mut figures| {
-        match alone {
-            Ok(alone) => figures["search_box_words_alone"] = alone,
-            Err(error) => println!("the box's words searched alone: not measured ({error:#})"),
+        if let Some(alone) = alone {
+            figures["search_box_words_alone"] = alone;
         }
         figures
     });
@@ -184,9 +192,9 @@ fn box_words() -> [String; 4] {
 }
 
 /// The same searches the box makes, asked by the load driver over HTTP (no browser) just
-/// before the browser runs: how long the server takes with the box's own words (three of
-/// the most common, one rare), beside the driver's mix of 240 queries, and how big an
-/// answer is. `{n, p50_ms, p95_ms, answer_bytes_p50}`.
+/// before the browser runs, the same person, words and limit: each timed from sent to its
+/// answer's last byte read (uncompressed: the driver asks for no compression), on a
+/// server nothing else is using. `{n, p50_ms, p95_ms, answer_bytes_p50}`.
 async fn box_words_alone(
     client: &reqwest::Client,
     base: &str,
@@ -204,13 +212,27 @@ async fn box_words_alone(
             sizes.push(answer.len());
         }
     }
-    sizes.sort_unstable();
     Ok(serde_json::json!({
         "n": took.len(),
         "p50_ms": ms(percentile(&mut took, 50.0)),
         "p95_ms": ms(percentile(&mut took, 95.0)),
-        "answer_bytes_p50": sizes[sizes.len() / 2],
+        "answer_bytes_p50": percentile(&mut sizes, 50.0),
     }))
+}
+
+/// The line for [`box_words_alone`]'s figures; empty when they are missing (a run's JSON
+/// from before they were measured).
+pub fn box_words_alone_line(alone: &serde_json::Value) -> String {
+    if alone.is_null() {
+        return String::new();
+    }
+    format!(
+        "  the box's words searched alone by the load driver over HTTP (no browser; just before the browser ran, on a server nothing else used), {} searches, sent → the answer's last byte read, p50 / p95: {:.1} / {:.1} ms; an answer (limit 20) is {} bytes uncompressed (p50)",
+        alone["n"],
+        alone["p50_ms"].as_f64().unwrap_or(f64::NAN),
+        alone["p95_ms"].as_f64().unwrap_or(f64::NAN),
+        alone["answer_bytes_p50"]
+    )
 }
 
 /// Runs `node end2end/bench/page.mjs` and reads its JSON.

@@ -452,14 +452,10 @@ pub fn print_page_targets(page: &serde_json::Value) {
         p50("search_box_request_to_first_byte"),
         p95("search_box_request_to_first_byte")
     );
-    let alone = &page["search_box_words_alone"];
-    println!(
-        "  the box's words searched alone by the load driver over HTTP (no browser; just before the browser ran), {} searches, p50 / p95: {:.1} / {:.1} ms; an answer of 20 results is {} bytes (p50)",
-        alone["n"],
-        alone["p50_ms"].as_f64().unwrap_or(f64::NAN),
-        alone["p95_ms"].as_f64().unwrap_or(f64::NAN),
-        alone["answer_bytes_p50"]
-    );
+    let alone = super::page::box_words_alone_line(&page["search_box_words_alone"]);
+    if !alone.is_empty() {
+        println!("{alone}");
+    }
     let alongside = &page["search_box_feed_reads_alongside"];
     println!(
         "  the page's own work, p50 / p95: Enter → the request started {:.1} / {:.1} ms, the answer's last byte → the results painted {:.1} / {:.1} ms (→ in the document {:.1} / {:.1} ms); reads of the change feed (the offline copy's and the live page's) in flight beside the search's request: in {} of {} searches (at most {} at once)",
