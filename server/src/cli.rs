@@ -59,6 +59,7 @@ Configuration comes from the environment; nothing is required:
   ONCENOTE_DB_POOL_SIZE          PostgreSQL connections per pool (8; two pools)
   ONCENOTE_DB_CONNECT_TIMEOUT_SECS  wait for a database connection (10)
   ONCENOTE_BUILD_ID              names the offline cache instead of asset hashes
+  ONCENOTE_SERVER_TIMING         on: searches say the server's time (off)
   RUST_LOG                       log filter (info,sqlx=warn,tower_http=info)";
 
 #[derive(Parser, Debug)]

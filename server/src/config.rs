@@ -125,6 +125,11 @@ pub struct Config {
     /// (`PRAGMA max_page_count` on the write connection), so a test can fill the
     /// "disk" (SQLITE_FULL) without a small filesystem. `None` in every real run.
     pub sqlite_max_pages: Option<u32>,
+    /// `ONCENOTE_SERVER_TIMING`: `on` adds `Server-Timing` (the server's time, in ms) to
+    /// the search's answers; `off` (the default). Off because a search's time also
+    /// depends a little on other people's notes (the index holds everyone's): a precise
+    /// figure would help someone tell which words others use often.
+    pub server_timing: bool,
 }
 
 /// A value that must never be printed (a password): `Debug` shows `[redacted]`; the code
@@ -342,6 +347,11 @@ impl Config {
                 Some("open") => true,
                 Some(other) => bail!("ONCENOTE_SIGNUP is open or invite, got {other:?}"),
             },
+            server_timing: match var("ONCENOTE_SERVER_TIMING").as_deref().map(str::trim) {
+                None | Some("off") => false,
+                Some("on") => true,
+                Some(other) => bail!("ONCENOTE_SERVER_TIMING is on or off, got {other:?}"),
+            },
             session_lifetime: Duration::from_secs(days("ONCENOTE_SESSION_DAYS", 30)?.max(1) * 86_400),
             sign_in_max_failures: number("ONCENOTE_SIGN_IN_MAX_FAILURES", 5)?.clamp(1, 1000) as i64,
             sign_in_window: Duration::from_secs(number("ONCENOTE_SIGN_IN_WINDOW_SECS", 900)?.max(1)),
@@ -422,6 +432,7 @@ impl Config {
             body_timeout: Duration::from_secs(30),
             admin: None,
             signup_open: false,
+            server_timing: false,
             session_lifetime: Duration::from_secs(30 * 86_400),
             sign_in_max_failures: 5,
             sign_in_window: Duration::from_secs(900),
@@ -567,6 +578,13 @@ mod tests {
         .unwrap();
         assert_eq!(both.admin, Some(("ada".into(), "long enough".into())));
         assert!(config(&[("ONCENOTE_SIGNUP", "maybe")]).is_err());
+        assert!(config(&[("ONCENOTE_SERVER_TIMING", "yes")]).is_err());
+        assert!(
+            config(&[("ONCENOTE_SERVER_TIMING", "on")])
+                .unwrap()
+                .server_timing
+        );
+        assert!(!config(&[]).unwrap().server_timing);
         assert!(config(&[("ONCENOTE_PUBLIC_URL", "notes.example.com")]).is_err());
         assert!(config(&[("ONCENOTE_TRUSTED_PROXIES", "127.0.0.1, ::1")]).is_ok());
         assert!(config(&[("ONCENOTE_TRUSTED_PROXIES", "localhost")]).is_err());

@@ -30,7 +30,7 @@ use crate::files::serve::FileBytes;
 use crate::http::client::{ClientAddr, is_https};
 use crate::http::csrf;
 use crate::http::host::{self, AllowedHosts};
-use crate::http::security_headers;
+use crate::http::{security_headers, server_timing};
 use crate::live::Hub;
 use crate::notes::{form, routes as notes_routes, transfer};
 use crate::offline::{self, ShellBuild};
@@ -158,7 +158,7 @@ pub fn router(state: AppState) -> Router {
     let routes = Router::new()
         .merge(api)
         .merge(form::router())
-        .merge(crate::search::routes::router())
+        .merge(crate::search::routes::router(state.config.server_timing))
         .merge(crate::tags::routes::router())
         .merge(crate::live::routes::changes_router())
         .merge(accounts::routes::router())
@@ -217,6 +217,7 @@ pub fn router(state: AppState) -> Router {
             AllowedHosts::new(state.config.allowed_hosts.clone()),
             host::check,
         ))
+        .layer(axum::middleware::from_fn(server_timing::total))
         .with_state(state)
 }
 

@@ -77,6 +77,7 @@ impl Once {
 }
 
 /// The result of a request, once it succeeded or failed.
+///
 /// A request made before an earlier one was awaited may be done already: then its
 /// result is read at once (its event has fired, and would never call back). Not for the
 /// request of `open`, which is "done" during `upgradeneeded`, before its success.

@@ -1,6 +1,7 @@
 //! HTTP concerns shared by every route: reading a request body within its limits, the
 //! `Authorization: Bearer` header, the `Host` check, the security headers, the 405 of a
-//! method a route does not have, and the `limit` of a page of results.
+//! method a route does not have, the `limit` of a page of results, and the server's time
+//! on a request (`Server-Timing`).
 
 pub mod bearer;
 pub mod body;
@@ -12,3 +13,4 @@ pub use app::text::html;
 pub mod paging;
 pub mod routing;
 pub mod security_headers;
+pub mod server_timing;

@@ -12,7 +12,7 @@ use app::api::{Problem, SearchPage};
         ("cursor" = Option<String>, Query, description = "The `next` of the page before."),
     ),
     responses(
-        (status = 200, description = "A page of results (perhaps none).", body = SearchPage),
+        (status = 200, description = "A page of results (perhaps none).", body = SearchPage, headers(("Server-Timing" = String, description = "Only with `ONCENOTE_SERVER_TIMING=on`: the server's time on the search, in ms: `search;dur=` (the route's own work), `total;dur=` (the whole request, to the answer's head)."))),
         (status = 400, description = "`invalid-query`: a limit or cursor that is not one.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`validation-failed`: no word to look for.", body = Problem, content_type = "application/problem+json"),
     ),

@@ -721,3 +721,66 @@ async fn search_time_for_one_person_beside_another_persons_matches() {
         app.db.backend
     );
 }
+
+/// The `Server-Timing` header of `response`, its fields joined.
+fn server_timing(response: &reqwest::Response) -> String {
+    response
+        .headers()
+        .get_all("server-timing")
+        .iter()
+        .map(|value| value.to_str().unwrap())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+async fn searched_for_word(app: &TestApp) -> reqwest::Response {
+    let response = app
+        .client
+        .get(app.url("/api/search"))
+        .query(&[("q", "word")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    response
+}
+
+#[tokio::test]
+async fn with_server_timing_on_a_search_answer_says_the_servers_time_and_a_sign_in_says_nothing() {
+    let app = crate::helpers::spawn_app_with(|config| config.server_timing = true).await;
+    app.create("Timed", "a word to find").await;
+    let sent = std::time::Instant::now();
+    let response = searched_for_word(&app).await;
+    let elapsed = sent.elapsed().as_secs_f64() * 1000.0;
+    let timing = server_timing(&response);
+    let search = server::http::server_timing::duration_of(&timing, "search")
+        .unwrap_or_else(|| panic!("no search metric in {timing:?}"));
+    let total = server::http::server_timing::duration_of(&timing, "total")
+        .unwrap_or_else(|| panic!("no total metric in {timing:?}"));
+    assert!(
+        0.0 <= search && search <= total && total <= elapsed + 0.01,
+        "the search's part {search} ms is within the server's whole {total} ms, within the \
+         {elapsed} ms the client waited"
+    );
+
+    for (password, status) in [
+        (crate::helpers::ADMIN_PASSWORD, 204),
+        ("wrong password", 401),
+    ] {
+        let sign_in = crate::helpers::anonymous()
+            .post(app.url("/api/session"))
+            .json(&serde_json::json!({ "username": crate::helpers::ADMIN, "password": password }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(sign_in.status(), status);
+        assert_eq!(server_timing(&sign_in), "", "a sign-in answered {status}");
+    }
+}
+
+#[tokio::test]
+async fn a_search_answer_says_nothing_of_the_servers_time_by_default() {
+    let app = spawn_app().await;
+    app.create("Untimed", "a word to find").await;
+    assert_eq!(server_timing(&searched_for_word(&app).await), "");
+}

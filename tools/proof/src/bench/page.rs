@@ -95,7 +95,7 @@ fn stray_rejections(said: &serde_json::Value) -> String {
     match said.as_array().map_or(0, Vec::len) {
         0 => String::new(),
         n => format!(
-            "; {n} stray Lighthouse rejections counted (\"Inspected target navigated or closed\")"
+            "; {n} stray Lighthouse rejections counted (its check for a quiet page, left running: \"Inspected target navigated or closed\" or \"Session closed\")"
         ),
     }
 }
@@ -114,6 +114,51 @@ pub fn lighthouse_warnings(run: &serde_json::Value) -> String {
     } else {
         format!(" (Lighthouse warned: {})", said.join(" "))
     }
+}
+
+/// Where a Lighthouse run's long tasks fell, as a line. Its tasks as the trace observed
+/// them (not simulated), each slowed down by the preset's CPU throttling (`cpu_slowdown`:
+/// ×4 on mobile), as TBT counts them: how many are long (50 ms or more), the longest, and
+/// their blocking time (each one's time over 50 ms) before and after `EARLY_MS` from the
+/// trace's start (the load and hydration, then the background work after it). TBT itself
+/// is simulated and counts only up to the page's quiet; this says where the work was.
+/// Empty for a run without them (a JSON from before they were kept).
+pub fn long_tasks_line(run: &serde_json::Value) -> String {
+    /// Where the page's load and hydration end and its background work (the offline
+    /// copy's first fill) goes on alone, roughly.
+    const EARLY_MS: f64 = 5_000.0;
+    let Some(tasks) = run["long_tasks"].as_array() else {
+        return String::new();
+    };
+    let slowdown = run["cpu_slowdown"].as_f64().unwrap_or(1.0);
+    let tasks: Vec<(f64, f64)> = tasks
+        .iter()
+        .filter_map(|t| {
+            Some((
+                t["start_ms"].as_f64()?,
+                t["duration_ms"].as_f64()? * slowdown,
+            ))
+        })
+        .filter(|(_, slowed)| *slowed >= 50.0)
+        .collect();
+    let blocking = |early: bool| -> (usize, f64) {
+        tasks
+            .iter()
+            .filter(|(start, _)| (*start < EARLY_MS) == early)
+            .fold((0, 0.0), |(n, ms), (_, slowed)| {
+                (n + 1, ms + (slowed - 50.0))
+            })
+    };
+    let (early, early_blocking) = blocking(true);
+    let (late, late_blocking) = blocking(false);
+    let longest = tasks.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1));
+    format!(
+        "  its main thread's tasks as the trace observed them, ×{slowdown} as its CPU throttling counts them for TBT: {} long{}; in the trace's first 5 s {early} (blocking {early_blocking:.0} ms), after them {late} (blocking {late_blocking:.0} ms)",
+        tasks.len(),
+        longest.map_or(String::new(), |(start, slowed)| format!(
+            ", the longest {slowed:.0} ms at {start:.0} ms"
+        )),
+    )
 }
 
 /// Why a Lighthouse run has no scores, if it has none: Lighthouse's runtime error (such
@@ -194,20 +239,21 @@ fn box_words() -> [String; 4] {
 /// The same searches the box makes, asked by the load driver over HTTP (no browser) just
 /// before the browser runs, the same person, words and limit: each timed from sent to its
 /// answer's last byte read (uncompressed: the driver asks for no compression), on a
-/// server nothing else is using. `{n, p50_ms, p95_ms, answer_bytes_p50}`.
+/// server nothing else is using; and the server's own time on each (its `Server-Timing`
+/// `total`). `{n, p50_ms, p95_ms, answer_bytes_p50, server_total: {p50_ms, p95_ms}}`.
 async fn box_words_alone(
     client: &reqwest::Client,
     base: &str,
 ) -> anyhow::Result<serde_json::Value> {
     let mut took = Vec::new();
     let mut sizes = Vec::new();
+    let mut server = Vec::new();
     for _ in 0..5 {
         for q in box_words() {
             let sent = Instant::now();
-            let answer = super::search::searched(client, base, &q)
-                .await?
-                .bytes()
-                .await?;
+            let response = super::search::searched(client, base, &q).await?;
+            server.push(server_total(&response)?);
+            let answer = response.bytes().await?;
             took.push(sent.elapsed());
             sizes.push(answer.len());
         }
@@ -217,7 +263,26 @@ async fn box_words_alone(
         "p50_ms": ms(percentile(&mut took, 50.0)),
         "p95_ms": ms(percentile(&mut took, 95.0)),
         "answer_bytes_p50": percentile(&mut sizes, 50.0),
+        "server_total": {
+            "p50_ms": ms(percentile(&mut server, 50.0)),
+            "p95_ms": ms(percentile(&mut server, 95.0)),
+        },
     }))
+}
+
+/// The server's whole time on a request, from its `Server-Timing` header's `total`.
+fn server_total(response: &reqwest::Response) -> anyhow::Result<std::time::Duration> {
+    let header = response
+        .headers()
+        .get_all(server::http::server_timing::SERVER_TIMING)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let ms = server::http::server_timing::duration_of(&header, "total").ok_or_else(|| {
+        anyhow::anyhow!("the search's answer has no Server-Timing total: {header:?}")
+    })?;
+    Ok(std::time::Duration::from_secs_f64(ms.max(0.0) / 1000.0))
 }
 
 /// The line for [`box_words_alone`]'s figures; empty when they are missing (a run's JSON
@@ -227,10 +292,12 @@ pub fn box_words_alone_line(alone: &serde_json::Value) -> String {
         return String::new();
     }
     format!(
-        "  the box's words searched alone by the load driver over HTTP (no browser; just before the browser ran, on a server nothing else used), {} searches, sent → the answer's last byte read, p50 / p95: {:.1} / {:.1} ms; an answer (limit 20) is {} bytes uncompressed (p50)",
+        "  the box's words searched alone by the load driver over HTTP (no browser; just before the browser ran, on a server nothing else used), {} searches, sent → the answer's last byte read, p50 / p95: {:.1} / {:.1} ms (the server's own time, its Server-Timing total: {:.1} / {:.1} ms); an answer (limit 20) is {} bytes uncompressed (p50)",
         alone["n"],
         alone["p50_ms"].as_f64().unwrap_or(f64::NAN),
         alone["p95_ms"].as_f64().unwrap_or(f64::NAN),
+        alone["server_total"]["p50_ms"].as_f64().unwrap_or(f64::NAN),
+        alone["server_total"]["p95_ms"].as_f64().unwrap_or(f64::NAN),
         alone["answer_bytes_p50"]
     )
 }
@@ -309,6 +376,29 @@ mod tests {
                 "(Lighthouse warned: The page loaded too slowly to finish within the time limit.)"
             ),
             "{summary}"
+        );
+    }
+
+    #[test]
+    fn a_runs_long_tasks_are_counted_slowed_down_and_split_into_the_load_and_the_work_after_it() {
+        let run = serde_json::json!({ "cpu_slowdown": 4.0, "long_tasks": [
+            { "start_ms": 900.0, "duration_ms": 75.5 },
+            { "start_ms": 4_000.0, "duration_ms": 12.5 },
+            { "start_ms": 9_000.0, "duration_ms": 17.5 },
+            { "start_ms": 12_000.0, "duration_ms": 10.0 },
+        ]});
+        assert_eq!(
+            long_tasks_line(&run),
+            "  its main thread's tasks as the trace observed them, ×4 as its CPU throttling counts them for TBT: 3 long, the longest 302 ms at 900 ms; in the trace's first 5 s 2 (blocking 252 ms), after them 1 (blocking 20 ms)"
+        );
+        let unthrottled = serde_json::json!({ "cpu_slowdown": 1.0, "long_tasks": [] });
+        assert_eq!(
+            long_tasks_line(&unthrottled),
+            "  its main thread's tasks as the trace observed them, ×1 as its CPU throttling counts them for TBT: 0 long; in the trace's first 5 s 0 (blocking 0 ms), after them 0 (blocking 0 ms)"
+        );
+        assert_eq!(
+            long_tasks_line(&serde_json::json!({ "long_tasks": null })),
+            ""
         );
     }
 }

@@ -19,6 +19,9 @@ pub async fn start_server(
         // Every simulated person signs up from 127.0.0.1: lift the per-address limit
         // on new accounts (five times this) for them.
         ("ONCENOTE_SIGN_IN_MAX_FAILURES".into(), "1000".into()),
+        // The search's answers say the server's time on them (the page's figures split
+        // the browser's wait for an answer with it).
+        ("ONCENOTE_SERVER_TIMING".into(), "on".into()),
     ];
     server.env.extend(
         extra

@@ -443,14 +443,18 @@ pub fn print_page_targets(page: &serde_json::Value) {
     );
     let p50 = |name: &str| page[name]["p50_ms"].as_f64().unwrap_or(f64::NAN);
     println!(
-        "  the search from the box ({} searches), p50 / p95: {:.1} / {:.1} ms; of which its /api/search request {:.1} / {:.1} ms (to the answer's first byte {:.1} / {:.1} ms)",
+        "  the search from the box ({} searches), p50 / p95: {:.1} / {:.1} ms; of which its /api/search request {:.1} / {:.1} ms (to the answer's first byte {:.1} / {:.1} ms; of that, the server's own time by its Server-Timing, to the answer's head: the whole request {:.1} / {:.1} ms, the search route's part {:.1} / {:.1} ms)",
         page["search_box"]["n"],
         p50("search_box"),
         p95("search_box"),
         p50("search_box_request"),
         p95("search_box_request"),
         p50("search_box_request_to_first_byte"),
-        p95("search_box_request_to_first_byte")
+        p95("search_box_request_to_first_byte"),
+        p50("search_box_server_total"),
+        p95("search_box_server_total"),
+        p50("search_box_server_search"),
+        p95("search_box_server_search")
     );
     let alone = super::page::box_words_alone_line(&page["search_box_words_alone"]);
     if !alone.is_empty() {
@@ -491,5 +495,9 @@ pub fn print_page_targets(page: &serde_json::Value) {
             verdict(score("best_practices") == 100),
             super::page::lighthouse_warnings(run)
         );
+        let long_tasks = super::page::long_tasks_line(run);
+        if !long_tasks.is_empty() {
+            println!("{long_tasks}");
+        }
     }
 }
