@@ -262,11 +262,12 @@ async function lighthouseRun(preset, path) {
       // from runs on hosts of different speed are not comparable.
       benchmark_index: environment?.benchmarkIndex ?? null,
       // The main thread's tasks as the trace observed them (the "main-thread-tasks"
-      // audit: top-level tasks over 5 ms, not simulated), each with its start from the
-      // trace's start: those early are the page's load and hydration, those later the
-      // background work after it (the offline copy's first fill). TBT counts a task
-      // slowed down by the preset's CPU throttling (`cpu_slowdown`: 4 on mobile, 1 on
-      // desktop), so those long once slowed down are kept. Null when Lighthouse left it out.
+      // audit: top-level tasks over 5 ms, not simulated), each with its start after the
+      // navigation started (Lighthouse's time origin): those early are the page's load and
+      // hydration, those later the background work after it (the offline copy's first
+      // fill). TBT counts a task as the simulation slows it down by the preset's CPU
+      // slowdown (`cpu_slowdown`: 4 on mobile, 1 on desktop; the default `simulate`
+      // method), so those long once multiplied are kept. Null when Lighthouse left it out.
       cpu_slowdown: result.lhr.configSettings?.throttling?.cpuSlowdownMultiplier ?? null,
       long_tasks:
         audits["main-thread-tasks"]?.details?.items

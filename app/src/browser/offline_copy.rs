@@ -59,9 +59,10 @@ const PURGED: &str = "purged:";
 /// How often the copy follows the feed while the page is open and online.
 const EVERY: Duration = Duration::from_secs(60);
 /// Changes read from the feed at a time: a page is parsed and kept between the person's
-/// own doings, never as one long task. Not short enough for a slow phone yet: in the
-/// benchmark's Chromium a page took 12.5 ms or more, long (50 ms) once Lighthouse's
-/// mobile CPU throttling (×4) counts it (README, "Where the mobile TBT comes from").
+/// own doings, never as one long task. Not short enough for a slow phone yet: after the
+/// load, most likely these pages, 258 main-thread tasks took 12.5 ms or more in the
+/// benchmark's Chromium, long (50 ms) once Lighthouse's mobile CPU slowdown (×4) counts
+/// them (README, "Where the mobile TBT comes from").
 const SYNC_PAGE: u32 = 50;
 
 thread_local! {

@@ -117,10 +117,11 @@ pub fn lighthouse_warnings(run: &serde_json::Value) -> String {
 }
 
 /// Where a Lighthouse run's long tasks fell, as a line. Its tasks as the trace observed
-/// them (not simulated), each slowed down by the preset's CPU throttling (`cpu_slowdown`:
-/// ×4 on mobile), as TBT counts them: how many are long (50 ms or more), the longest, and
-/// their blocking time (each one's time over 50 ms) before and after `EARLY_MS` from the
-/// trace's start (the load and hydration, then the background work after it). TBT itself
+/// them (not simulated), each multiplied by the preset's CPU slowdown (`cpu_slowdown`: ×4
+/// on mobile), roughly as its simulation slows them for TBT (a task that only did layout
+/// ×2): how many are long (50 ms or more), the longest, and their blocking time (each
+/// one's time over 50 ms) before and after `EARLY_MS` after the navigation started
+/// (Lighthouse's time origin): the load and hydration, then the background work after it. TBT itself
 /// is simulated and counts only up to the page's quiet; this says where the work was.
 /// Empty for a run without them (a JSON from before they were kept).
 pub fn long_tasks_line(run: &serde_json::Value) -> String {
@@ -153,7 +154,7 @@ pub fn long_tasks_line(run: &serde_json::Value) -> String {
     let (late, late_blocking) = blocking(false);
     let longest = tasks.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1));
     format!(
-        "  its main thread's tasks as the trace observed them, ×{slowdown} as its CPU throttling counts them for TBT: {} long{}; in the trace's first 5 s {early} (blocking {early_blocking:.0} ms), after them {late} (blocking {late_blocking:.0} ms)",
+        "  its main thread's tasks as the trace observed them, ×{slowdown} as its CPU slowdown roughly counts them for TBT: {} long{}; in the first 5 s after the navigation started {early} (blocking {early_blocking:.0} ms), after them {late} (blocking {late_blocking:.0} ms)",
         tasks.len(),
         longest.map_or(String::new(), |(start, slowed)| format!(
             ", the longest {slowed:.0} ms at {start:.0} ms"
@@ -389,12 +390,12 @@ mod tests {
         ]});
         assert_eq!(
             long_tasks_line(&run),
-            "  its main thread's tasks as the trace observed them, ×4 as its CPU throttling counts them for TBT: 3 long, the longest 302 ms at 900 ms; in the trace's first 5 s 2 (blocking 252 ms), after them 1 (blocking 20 ms)"
+            "  its main thread's tasks as the trace observed them, ×4 as its CPU slowdown roughly counts them for TBT: 3 long, the longest 302 ms at 900 ms; in the first 5 s after the navigation started 2 (blocking 252 ms), after them 1 (blocking 20 ms)"
         );
         let unthrottled = serde_json::json!({ "cpu_slowdown": 1.0, "long_tasks": [] });
         assert_eq!(
             long_tasks_line(&unthrottled),
-            "  its main thread's tasks as the trace observed them, ×1 as its CPU throttling counts them for TBT: 0 long; in the trace's first 5 s 0 (blocking 0 ms), after them 0 (blocking 0 ms)"
+            "  its main thread's tasks as the trace observed them, ×1 as its CPU slowdown roughly counts them for TBT: 0 long; in the first 5 s after the navigation started 0 (blocking 0 ms), after them 0 (blocking 0 ms)"
         );
         assert_eq!(
             long_tasks_line(&serde_json::json!({ "long_tasks": null })),
