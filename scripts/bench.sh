@@ -2,7 +2,8 @@
 # The benchmark: builds the release site, a benchmark-only server (with the plain-insert
 # baseline route, in target/bench so the normal binary never has it) and the benchmark
 # driver, then prints the figures and writes them as JSON to bench-results/ — including the
-# page in Chromium (end2end/bench/page.mjs: click → Saved, search, Lighthouse).
+# page in Chromium (end2end/bench/page.mjs: click → Saved, search, Lighthouse; and
+# end2end/bench/fill.mjs: the offline copy's first fill).
 #   scripts/bench.sh [--seconds N]
 set -euo pipefail
 cd "$(dirname "$0")/.."

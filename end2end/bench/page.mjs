@@ -6,7 +6,8 @@
 // page (the home page, hydrated, the word typed: from Enter to the first result on screen,
 // timed in the page; and the word filled in at once right after hydration); the search
 // page loaded by its address beside the home page's load (the same navigation, as a
-// baseline); and Lighthouse (mobile and desktop presets) for the home page and for the
+// baseline); and Lighthouse (mobile and desktop presets, and on the home page mobile with
+// its slowdowns applied for real: "mobile-as-run") for the home page and for the
 // note page named by ONCENOTE_BENCH_NOTE (a long Markdown note), when it is set.
 import { chromium } from "@playwright/test";
 import lighthouse from "lighthouse";
@@ -222,6 +223,13 @@ async function browserTimings() {
   }
 }
 
+// Lighthouse's mobile preset as it runs by default simulates the phone: it loads the page
+// at full speed and computes the metrics as if the CPU were 4× slower (each observed task
+// ×4) and the network slower. "mobile-as-run" applies the same slowdowns for real
+// (`throttlingMethod: devtools`: Chromium's CPU throttling and network emulation), so its
+// TBT counts the tasks as they ran on the slowed CPU.
+const AS_RUN = { extends: "lighthouse:default", settings: { throttlingMethod: "devtools" } };
+
 async function lighthouseRun(preset, path) {
   const chrome = await chromeLauncher.launch({
     chromePath: chromiumPath,
@@ -237,7 +245,7 @@ async function lighthouseRun(preset, path) {
         onlyCategories: ["performance", "accessibility", "best-practices"],
         extraHeaders: { Cookie: `oncenote_session=${token}` },
       },
-      preset === "desktop" ? desktopConfig : undefined,
+      preset === "desktop" ? desktopConfig : preset === "mobile-as-run" ? AS_RUN : undefined,
     );
     const { categories, audits, runtimeError, environment } = result.lhr;
     // A category Lighthouse could not score is null (reported as not measured), not 0.
@@ -268,10 +276,12 @@ async function lighthouseRun(preset, path) {
       // fill). TBT counts a task as the simulation slows it down by the preset's CPU
       // slowdown (`cpu_slowdown`: 4 on mobile, 1 on desktop; the default `simulate`
       // method), so those long once multiplied are kept. Null when Lighthouse left it out.
-      cpu_slowdown: result.lhr.configSettings?.throttling?.cpuSlowdownMultiplier ?? null,
+      // With devtools throttling the tasks ran slowed already: counted as observed (×1).
+      cpu_slowdown: slowdown(result.lhr.configSettings),
+      throttling_method: result.lhr.configSettings?.throttlingMethod ?? null,
       long_tasks:
         audits["main-thread-tasks"]?.details?.items
-          ?.filter((task) => task.duration * (result.lhr.configSettings?.throttling?.cpuSlowdownMultiplier ?? 1) >= 50)
+          ?.filter((task) => task.duration * (slowdown(result.lhr.configSettings) ?? 1) >= 50)
           .map((task) => ({ start_ms: task.startTime, duration_ms: task.duration })) ?? null,
     };
   } finally {
@@ -279,11 +289,19 @@ async function lighthouseRun(preset, path) {
   }
 }
 
+// How much TBT's count slows an observed task down: the simulated CPU slowdown, or 1 when
+// the CPU was slowed for real while the trace was taken.
+function slowdown(settings) {
+  if (settings?.throttlingMethod === "devtools") return 1;
+  return settings?.throttling?.cpuSlowdownMultiplier ?? null;
+}
+
 const timings = await browserTimings();
 const lighthouseFigures = [];
 const pages = ["/", ...(process.env.ONCENOTE_BENCH_NOTE ? [process.env.ONCENOTE_BENCH_NOTE] : [])];
 for (const path of pages) {
-  for (const preset of ["mobile", "desktop"]) {
+  // The slowdowns applied for real on the home page only (its load is a minute or more).
+  for (const preset of path === "/" ? ["mobile", "mobile-as-run", "desktop"] : ["mobile", "desktop"]) {
     // Lighthouse sometimes fails to record a trace in headless Chromium (NO_NAVSTART), or
     // throws (a protocol error): such a run has no scores, and is tried again (three times
     // at most). A run that still fails is reported with its reason, and the figures

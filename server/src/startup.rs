@@ -205,7 +205,7 @@ pub fn router(state: AppState) -> Router {
             state.clone(),
             session::identify,
         ));
-    security_headers::apply(routes)
+    let routes = security_headers::apply(routes)
         // Every refusal is logged once, by its handler, with its class and key
         // (`ApiError::log`); the trace layer's own ERROR line for each 5xx would double
         // that, and turn a full disk's once-a-minute line back into one per request.
@@ -216,9 +216,15 @@ pub fn router(state: AppState) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             AllowedHosts::new(state.config.allowed_hosts.clone()),
             host::check,
-        ))
-        .layer(axum::middleware::from_fn(server_timing::total))
-        .with_state(state)
+        ));
+    // Outermost, and only when the operator turned the header on: off, no route stamps an
+    // answer, and the layer would only cost every request a clock read and a lookup.
+    let routes = if state.config.server_timing {
+        routes.layer(axum::middleware::from_fn(server_timing::total))
+    } else {
+        routes
+    };
+    routes.with_state(state)
 }
 
 /// The app's pages, found once per process. Finding them renders the app once, and while

@@ -9,6 +9,7 @@
 pub mod burst;
 pub mod disk;
 pub mod files;
+pub mod fill;
 pub mod latency;
 pub mod lists;
 pub mod live;

@@ -1,6 +1,7 @@
 //! The page in a browser (`node end2end/bench/page.mjs`): click → Saved, a search from the
 //! search box of an open page at 100,000 notes, and Lighthouse (mobile, desktop) on the
-//! home page and on a note page with a long Markdown note, in Chromium.
+//! home page and on a note page with a long Markdown note, in Chromium; and the offline
+//! copy's first fill (`fill`).
 
 use std::time::Instant;
 
@@ -29,9 +30,13 @@ pub async fn in_the_browser(
         Ok(note_path) => page_figures(base, token, saves, &note_path).await,
         Err(error) => Err(error),
     };
+    let fill = super::fill::first_fill(base, token).await;
     let page = page.map(|mut figures| {
         if let Some(alone) = alone {
             figures["search_box_words_alone"] = alone;
+        }
+        if let Some(fill) = fill {
+            figures["first_fill"] = fill;
         }
         figures
     });
@@ -122,7 +127,9 @@ pub fn lighthouse_warnings(run: &serde_json::Value) -> String {
 /// ×2): how many are long (50 ms or more), the longest, and their blocking time (each
 /// one's time over 50 ms) before and after `EARLY_MS` after the navigation started
 /// (Lighthouse's time origin): the load and hydration, then the background work after it. TBT itself
-/// is simulated and counts only up to the page's quiet; this says where the work was.
+/// is simulated and counts only up to the page's quiet; this says where the work was. A
+/// run slowed for real (`throttling_method` devtools, `mobile-as-run`) has its tasks
+/// counted as observed (`cpu_slowdown` 1: they ran slowed).
 /// Empty for a run without them (a JSON from before they were kept).
 pub fn long_tasks_line(run: &serde_json::Value) -> String {
     /// Where the page's load and hydration end and its background work (the offline
@@ -150,11 +157,16 @@ pub fn long_tasks_line(run: &serde_json::Value) -> String {
                 (n + 1, ms + (slowed - 50.0))
             })
     };
+    let counted = if run["throttling_method"].as_str() == Some("devtools") {
+        "as they ran on the CPU slowed for real (×4 on mobile), counted as observed".to_owned()
+    } else {
+        format!("×{slowdown} as its CPU slowdown roughly counts them for TBT")
+    };
     let (early, early_blocking) = blocking(true);
     let (late, late_blocking) = blocking(false);
     let longest = tasks.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1));
     format!(
-        "  its main thread's tasks as the trace observed them, ×{slowdown} as its CPU slowdown roughly counts them for TBT: {} long{}; in the first 5 s after the navigation started {early} (blocking {early_blocking:.0} ms), after them {late} (blocking {late_blocking:.0} ms)",
+        "  its main thread's tasks as the trace observed them, {counted}: {} long{}; in the first 5 s after the navigation started {early} (blocking {early_blocking:.0} ms), after them {late} (blocking {late_blocking:.0} ms)",
         tasks.len(),
         longest.map_or(String::new(), |(start, slowed)| format!(
             ", the longest {slowed:.0} ms at {start:.0} ms"

@@ -57,18 +57,23 @@ impl SearchServer {
         })
     }
 
+    /// Fills the person's notes up to `target`.
+    pub async fn seed(&self, target: usize) -> anyhow::Result<()> {
+        let have = count_notes(&self.database).await?;
+        if have < target {
+            let scope = scope_of(&self.client, &self.base).await?;
+            seed::notes(&sqlite_database(&self.database), target - have, &scope).await?;
+        }
+        Ok(())
+    }
+
     /// Fills the person's notes up to each size and searches them; the lists at the
     /// largest. Prints a line for each.
     pub async fn search_and_lists(&self) -> anyhow::Result<(Vec<SearchFigures>, ListFigures)> {
-        let scope = scope_of(&self.client, &self.base).await?;
-        let url = sqlite_database(&self.database);
         let mut search = Vec::new();
         let mut lists = ListFigures::default();
         for target in SIZES {
-            let have = count_notes(&self.database).await?;
-            if have < target {
-                seed::notes(&url, target - have, &scope).await?;
-            }
+            self.seed(target).await?;
             search.push(search_latency(&self.client, &self.base, target).await?);
             if target == 100_000 {
                 lists = list_latency(&self.client, &self.base).await?;

@@ -14,7 +14,7 @@ use proof::bench::people::{people, sqlite_database, start_server};
 use proof::bench::report::{self, Measured, Report};
 use proof::bench::search::{SearchFigures, SearchServer};
 use proof::bench::{
-    burst, disk, files, latency, live, lone, page, postgres, search_ab, wasm, writes,
+    burst, disk, files, fill, latency, live, lone, page, postgres, search_ab, wasm, writes,
 };
 
 #[derive(Parser, Debug)]
@@ -45,7 +45,9 @@ struct Args {
     /// write and search figures on PostgreSQL), `live` (change → event latency, idle
     /// streams' memory), `files` (a 10 MiB upload's throughput, memory during 8 parallel
     /// 25 MiB uploads), `page` (the page in Chromium over 100,000 notes: click → Saved, a
-    /// search from the box, Lighthouse; and the wasm's size), `search-ab` (this
+    /// search from the box, Lighthouse; the offline copy's first fill; and the wasm's
+    /// size), `fill` (the first 30 s of the offline copy's first fill of 100,000 notes in
+    /// Chromium, its CPU slowed ×4 for real and not slowed), `search-ab` (this
     /// `--server`'s searches and `--against`'s taking turns over one database).
     #[arg(long, value_enum)]
     only: Option<Part>,
@@ -65,6 +67,7 @@ enum Part {
     Live,
     Files,
     Page,
+    Fill,
     SearchAb,
 }
 
@@ -104,6 +107,14 @@ async fn main() -> anyhow::Result<()> {
             }
             Part::Live => {
                 live::at_scale(&args.server, &dir).await?;
+            }
+            Part::Fill => {
+                let client = reqwest::Client::new();
+                let mut server =
+                    SearchServer::start(&args.server, &dir.join("fill.db"), &client).await?;
+                server.seed(100_000).await?;
+                fill::first_fill(&server.base, &server.token).await;
+                server.process.kill()?;
             }
             Part::Files => {
                 files::upload_figures(&args.server, &dir).await?;
