@@ -1,4 +1,4 @@
-import { test, expect, notesTitled, NotesPage, SaveRequests } from "./fixtures";
+import { test, expect, keptPagePaths, notesTitled, NotesPage, SaveRequests } from "./fixtures";
 import type { Page } from "@playwright/test";
 import { E2E_USER } from "./global-setup";
 import { OwnServer } from "./server";
@@ -45,18 +45,10 @@ test("a fresh install: setup, save, invite, sign out; another person on the same
     const invitation = (await page.getByTestId("invitation-link").textContent()) ?? "";
     expect(invitation).toContain("/invite/");
     // The page with the one-time link is never kept for offline reading; the notes are
-    // (the home page is kept by the service worker's install, which runs after hydration
-    // and may end after this page opened: waited for, as a person going offline later).
-    const keptPaths = () =>
-      page.evaluate(async () => {
-        const paths: string[] = [];
-        for (const name of await caches.keys()) {
-          if (!name.startsWith("oncenote-pages-")) continue;
-          for (const request of await (await caches.open(name)).keys()) paths.push(new URL(request.url).pathname);
-        }
-        return paths;
-      });
-    await expect.poll(keptPaths, { timeout: 10_000 }).toContain("/");
+    // (the home page is kept by the service worker once it controls the page, which may be
+    // after this page opened: waited for, as a person going offline later).
+    const keptPaths = () => keptPagePaths(page);
+    await expect.poll(keptPaths, { timeout: 15_000 }).toContain("/");
     expect((await keptPaths()).filter((path) => path.startsWith("/admin"))).toEqual([]);
 
     await notes.goto(server.url);

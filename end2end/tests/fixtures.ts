@@ -263,6 +263,18 @@ export async function offlineCopyCaughtUp(page: Page) {
     .toBe(true);
 }
 
+/** The paths of the pages the service worker keeps for reading offline, for everyone. */
+export async function keptPagePaths(page: Page): Promise<string[]> {
+  return page.evaluate(async () => {
+    const paths: string[] = [];
+    for (const name of await caches.keys()) {
+      if (!name.startsWith("oncenote-pages-")) continue;
+      for (const request of await (await caches.open(name)).keys()) paths.push(new URL(request.url).pathname);
+    }
+    return paths;
+  });
+}
+
 /** Notes on the server with exactly this title, read through the API (not the UI). */
 export async function notesTitled(request: APIRequestContext, title: string, base = ""): Promise<Note[]> {
   return (await allNotes(request, base)).filter((n) => n.title === title);

@@ -1,4 +1,5 @@
-import { test, expect, allNotes, notesTitled, NotesPage, SaveRequests } from "./fixtures";
+import { test, expect, allNotes, keptPagePaths, notesTitled, NotesPage, SaveRequests } from "./fixtures";
+import { E2E_USER } from "./global-setup";
 import { OwnServer } from "./server";
 
 async function cacheNames(page: import("@playwright/test").Page): Promise<string[]> {
@@ -166,4 +167,50 @@ test("the unsaved count and the close warning show while a note is pending and g
   await page.close({ runBeforeUnload: true });
   await closed;
   expect(dialogs).toEqual(["beforeunload"]);
+});
+
+test("a person who signs in while the service worker activates has the home page kept for reading offline", async ({
+  browser,
+}) => {
+  const context = await browser.newContext({ storageState: { cookies: [], origins: [] } });
+  const page = await context.newPage();
+  const notes = new NotesPage(page);
+  // The worker's first request for the home page is answered as the server answers it at
+  // that moment (signed out: the sign-in waits for it), and the answer reaches the worker
+  // only once the sign-in's redirect to "/" has left, or after 5 s if it cannot leave
+  // before. Asked during the install (as it was), the redirect leaves before the worker
+  // is active and the home page is kept by neither; asked while the worker activates, the
+  // browser holds the sign-in's navigation until the worker is active, which keeps it.
+  let workerAsked!: () => void;
+  const asked = new Promise<void>((resolve) => (workerAsked = resolve));
+  let homeLeft!: () => void;
+  const left = new Promise<void>((resolve) => (homeLeft = resolve));
+  let held = false;
+  await context.route(
+    (url) => url.pathname === "/",
+    async (route) => {
+      if (held || !route.request().serviceWorker()) return route.continue();
+      held = true;
+      const signedOut = await route.fetch();
+      workerAsked();
+      await Promise.race([left, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+      await route.fulfill({ response: signedOut });
+    },
+  );
+  page.on("request", (request) => {
+    if (request.isNavigationRequest() && request.method() === "GET" && new URL(request.url()).pathname === "/") homeLeft();
+  });
+  try {
+    await page.goto("/sign-in");
+    await notes.hydrated();
+    await asked;
+    await page.getByLabel("Username").fill(E2E_USER.username);
+    await page.getByLabel("Password").fill(E2E_USER.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL((url) => url.pathname === "/");
+    await notes.hydrated();
+    await expect.poll(() => keptPagePaths(page), { timeout: 15_000 }).toContain("/");
+  } finally {
+    await context.close();
+  }
 });

@@ -99,17 +99,48 @@ pub async fn settle(request: &IdbRequest) -> Result<JsValue, IdbError> {
 
 /// Waits until a transaction is committed (or has failed: then why).
 pub async fn committed(transaction: &IdbTransaction) -> Result<(), IdbError> {
+    outcome(transaction).wait().await
+}
+
+/// A transaction's end, watched from before its requests are awaited: a transaction
+/// whose requests are awaited a slice at a time (each slice its own task) may abort while
+/// one is awaited, and its end is still seen. Dropped unawaited, it stops watching.
+pub struct Outcome {
+    once: Option<Once>,
+    transaction: IdbTransaction,
+}
+
+/// Starts watching `transaction` for its end: committed (`complete`) or not (`abort`).
+/// Not `error`: a request's error reaches the transaction before the transaction aborts
+/// and says why, so woken by it the transaction would still look fine.
+pub fn outcome(transaction: &IdbTransaction) -> Outcome {
     let once = Once::new();
     transaction.set_oncomplete(Some(once.callback()));
-    transaction.set_onerror(Some(once.callback()));
     transaction.set_onabort(Some(once.callback()));
-    once.wait().await;
-    transaction.set_oncomplete(None);
-    transaction.set_onerror(None);
-    transaction.set_onabort(None);
-    match transaction.error() {
-        None => Ok(()),
-        Some(error) => Err(IdbError::from_js(error.into())),
+    Outcome {
+        once: Some(once),
+        transaction: transaction.clone(),
+    }
+}
+
+impl Outcome {
+    /// Waits for the end: `Ok` once committed, else why it failed.
+    pub async fn wait(mut self) -> Result<(), IdbError> {
+        if let Some(once) = self.once.take() {
+            once.wait().await;
+        }
+        match self.transaction.error() {
+            None => Ok(()),
+            Some(error) => Err(IdbError::from_js(error.into())),
+        }
+    }
+}
+
+impl Drop for Outcome {
+    /// No callback outlives the watch (its closure is dropped with it).
+    fn drop(&mut self) {
+        self.transaction.set_oncomplete(None);
+        self.transaction.set_onabort(None);
     }
 }
 

@@ -36,7 +36,7 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{IdbDatabase, IdbObjectStore, IdbTransaction, IdbTransactionMode};
+use web_sys::{IdbDatabase, IdbObjectStore, IdbRequest, IdbTransaction, IdbTransactionMode};
 
 use super::idb::{self, IdbError};
 use super::{idle, live, namespace, tab_lock};
@@ -65,6 +65,14 @@ const EVERY: Duration = Duration::from_secs(60);
 /// many tasks of 12.5 ms or more at full speed as long (README, "The fill on a CPU slowed
 /// for real").
 const SYNC_PAGE: u32 = 50;
+/// Notes of a page read from the copy, or kept in it, in one task: a page is kept in
+/// slices of this many inside its one transaction, the browser's other work (a key
+/// pressed, a frame painted) running between them. Against the whole page in one task
+/// (2026-12-07, Lighthouse's simulated mobile run of the home page over 100,000 notes,
+/// three runs each): tasks long once multiplied ×4 after the load 5 / 2 / 1 → 0 / 0 / 0,
+/// for 3–6 % fewer notes copied a second (README, "A page of the feed kept ten notes a
+/// task").
+const PER_TASK: usize = 10;
 
 thread_local! {
     static DATABASE: RefCell<Option<IdbDatabase>> = const { RefCell::new(None) };
@@ -284,39 +292,67 @@ fn purge_key(id: &str) -> JsValue {
     JsValue::from_str(&format!("{PURGED}{id}"))
 }
 
-/// What the copy holds under each of `ids`, read in one transaction: the note's version,
-/// else the seq of its purge, else nothing. Two reads a note (the note, its purge), all
-/// asked for before any is awaited: the page does not wait for each read in turn.
+/// What the copy holds under each of `ids`, read in the caller's transaction: the note's
+/// version, else the seq of its purge, else nothing. Two reads a note (the note, its
+/// purge), `PER_TASK` notes' reads asked for at once before any is awaited.
 async fn held(
     notes: &IdbObjectStore,
     meta: &IdbObjectStore,
     ids: &[&str],
 ) -> Result<Vec<Option<Held>>, IdbError> {
-    let mut asked = Vec::with_capacity(ids.len());
-    for id in ids {
-        let note = notes.get(&JsValue::from_str(id)).map_err(js_failed)?;
-        let purge = meta.get(&purge_key(id)).map_err(js_failed)?;
-        asked.push((note, purge));
-    }
     let mut held = Vec::with_capacity(ids.len());
-    for (note, purge) in asked {
-        let note = idb::settle(&note).await?.as_string();
-        let purge = idb::settle(&purge).await?.as_f64();
-        held.push(
-            match note.and_then(|json| serde_json::from_str::<Note>(&json).ok()) {
-                Some(note) => Some(Held::Version(note.version)),
-                None => purge.map(|seq| Held::PurgedAt(seq as i64)),
-            },
-        );
+    for slice in ids.chunks(PER_TASK) {
+        let mut asked = Vec::with_capacity(slice.len());
+        for id in slice {
+            let note = notes.get(&JsValue::from_str(id)).map_err(js_failed)?;
+            let purge = meta.get(&purge_key(id)).map_err(js_failed)?;
+            asked.push((note, purge));
+        }
+        for (note, purge) in asked {
+            let note = idb::settle(&note).await?.as_string();
+            let purge = idb::settle(&purge).await?.as_f64();
+            held.push(
+                match note.and_then(|json| serde_json::from_str::<Note>(&json).ok()) {
+                    Some(note) => Some(Held::Version(note.version)),
+                    None => purge.map(|seq| Held::PurgedAt(seq as i64)),
+                },
+            );
+        }
     }
     Ok(held)
 }
 
+/// Asks the copy to take one step of the feed; the last request made, to be awaited.
+fn take(
+    step: &Step,
+    notes: &IdbObjectStore,
+    meta: &IdbObjectStore,
+) -> Result<IdbRequest, IdbError> {
+    match step {
+        Step::Keep(note) => {
+            let json = serde_json::to_string(note).unwrap_or_default();
+            notes
+                .put_with_key(&JsValue::from_str(&json), &JsValue::from_str(&note.id))
+                .map_err(js_failed)
+        }
+        Step::Forget { id, seq } => {
+            notes.delete(&JsValue::from_str(id)).map_err(js_failed)?;
+            meta.put_with_key(&JsValue::from_f64(*seq as f64), &purge_key(id))
+                .map_err(js_failed)
+        }
+    }
+}
+
 /// Applies changes of the feed and moves the cursor to `next` (when they are a whole page
-/// read from the cursor), in one transaction.
+/// read from the cursor), in one transaction, `PER_TASK` notes a task.
 async fn apply(changes: &[Change], next: Option<i64>) -> Result<(), IdbError> {
     let db = database().await?;
     let (transaction, notes, meta) = writing(&db)?;
+    // Watched from now: a write refused halfway (storage full) aborts the transaction
+    // while a slice is awaited, and that is the error this answers. A request that throws
+    // at once (`?` below) leaves the slices before it to commit without the cursor: they
+    // are kept again, unchanged, by the next sync.
+    let outcome = idb::outcome(&transaction);
     // What the copy holds of the notes this page brings, read in the same transaction: a
     // newer version another tab kept is never replaced by an older, and a purge the live
     // page applied is never undone by a page read before it.
@@ -331,26 +367,31 @@ async fn apply(changes: &[Change], next: Option<i64>) -> Result<(), IdbError> {
         .zip(held(&notes, &meta, &ids).await?)
         .filter_map(|(id, held)| Some((id, held?)))
         .collect();
-    for step in feed::steps(changes, |id| kept.get(id).copied()) {
-        match step {
-            Step::Keep(note) => {
-                let json = serde_json::to_string(note).unwrap_or_default();
-                notes
-                    .put_with_key(&JsValue::from_str(&json), &JsValue::from_str(&note.id))
-                    .map_err(js_failed)?;
-            }
-            Step::Forget { id, seq } => {
-                notes.delete(&JsValue::from_str(id)).map_err(js_failed)?;
-                meta.put_with_key(&JsValue::from_f64(seq as f64), &purge_key(id))
-                    .map_err(js_failed)?;
-            }
+    let steps = feed::steps(changes, |id| kept.get(id).copied());
+    let slices = steps.chunks(PER_TASK);
+    let last = slices.len().saturating_sub(1);
+    for (n, slice) in slices.enumerate() {
+        let mut asked = None;
+        for step in slice {
+            asked = Some(take(step, &notes, &meta)?);
+        }
+        // The next slice in a task of its own (the requests of a transaction end in the
+        // order made: the slice's last one ends it). The last slice is not waited for: the
+        // cursor goes with it, and the transaction's end says how all of it went.
+        if n < last
+            && let Some(asked) = asked
+            && let Err(refused) = idb::settle(&asked).await
+        {
+            // Refused (storage full): the transaction is aborting, and its end says why
+            // (or, should it commit what came before, the refusal does: never `Ok`).
+            return outcome.wait().await.and(Err(refused));
         }
     }
     if let Some(next) = next {
         meta.put_with_key(&JsValue::from_f64(next as f64), &JsValue::from_str(CURSOR))
             .map_err(js_failed)?;
     }
-    idb::committed(&transaction).await
+    outcome.wait().await
 }
 
 /// Drops every note, the purges remembered and the cursor (before reading the feed again

@@ -62,7 +62,6 @@ self.addEventListener("install", (event) => {
     caches
       .open(CACHE)
       .then((cache) => cache.addAll(PRECACHE.map((url) => new Request(url, { cache: "reload" }))))
-      .then(() => keepHomePage())
       .then(() => self.skipWaiting()),
   );
 });
@@ -78,6 +77,7 @@ self.addEventListener("activate", (event) => {
             .map((n) => caches.delete(n)),
         ),
       )
+      .then(() => keepHomePage())
       .then(() => self.clients.claim()),
   );
 });
@@ -116,12 +116,24 @@ async function pageNetworkFirst(request) {
 
 // The page that installed this worker was loaded before the worker ran, so it was never
 // kept: keep the home page now, as the person signed in sees it (this fetch carries their
-// session cookie). Best effort: an install never fails over it.
+// session cookie). Best effort: an activation never fails over it.
+//
+// It runs while the worker activates, not during the install: the browser holds every
+// navigation (each hop of a redirect included) while its worker activates, so a sign-in
+// sent while the worker installed cannot slip past. Either its redirect to "/" left before
+// the activation, and its cookie was set before this fetch; or it waited, and this worker
+// kept it. Fetched during the install, before the sign-in's cookie, with the redirect to
+// "/" leaving before the worker was active, the home page was kept by neither. The same
+// hold keeps the order of what is remembered: no navigation's answer (a sign-out's) is
+// kept before this one, older, is. The fetch gives up after NAVIGATION_TIMEOUT_MS, so
+// what the hold delays (navigations, and after an update the open pages' requests too)
+// waits that long at most.
 async function keepHomePage() {
   try {
-    await keep(new Request("/", { cache: "reload" }), await fetch("/", { cache: "reload" }));
+    const signal = AbortSignal.timeout(NAVIGATION_TIMEOUT_MS);
+    await keep(new Request("/", { cache: "reload" }), await fetch("/", { cache: "reload", signal }));
   } catch {
-    // offline or refused: the home page is kept at the next visit instead
+    // offline, refused or too slow: the home page is kept at the next visit instead
   }
 }
 

@@ -11,24 +11,8 @@ const WATCHED_S: u64 = 30;
 /// Watches the first fill for the person of `token` at `base` and prints its line; `None`
 /// (with the reason printed) if it could not run.
 pub async fn first_fill(base: &str, token: &str) -> Option<serde_json::Value> {
-    let mut command = std::process::Command::new("node");
-    command
-        .arg("bench/fill.mjs")
-        .arg(base)
-        .arg(token)
-        .arg(WATCHED_S.to_string())
-        .args(["4", "1"])
-        .current_dir("end2end")
-        .stderr(std::process::Stdio::inherit());
-    let ran = tokio::task::spawn_blocking(move || command.output()).await;
-    let figures = match ran {
-        Ok(Ok(output)) if output.status.success() => {
-            serde_json::from_slice::<serde_json::Value>(&output.stdout).map_err(anyhow::Error::from)
-        }
-        Ok(Ok(output)) => Err(anyhow::anyhow!("fill.mjs exited with {}", output.status)),
-        Ok(Err(error)) => Err(error.into()),
-        Err(error) => Err(error.into()),
-    };
+    let args = [base, token, &WATCHED_S.to_string(), "4", "1"].map(str::to_owned);
+    let figures = super::node::node_json("fill.mjs", args.to_vec(), &[]).await;
     match figures {
         Ok(figures) => {
             for run in figures["fill"].as_array().into_iter().flatten() {

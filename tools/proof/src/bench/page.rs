@@ -121,6 +121,12 @@ pub fn lighthouse_warnings(run: &serde_json::Value) -> String {
     }
 }
 
+/// Whether the run's slowdowns were applied for real (Chromium's CPU throttling and network
+/// emulation, `mobile-as-run`), not simulated: a diagnostic, not the target's run.
+pub fn slowed_for_real(run: &serde_json::Value) -> bool {
+    run["slowed_for_real"].as_bool().unwrap_or(false)
+}
+
 /// Where a Lighthouse run's long tasks fell, as a line. Its tasks as the trace observed
 /// them (not simulated), each multiplied by the preset's CPU slowdown (`cpu_slowdown`: ×4
 /// on mobile), roughly as its simulation slows them for TBT (a task that only did layout
@@ -128,8 +134,8 @@ pub fn lighthouse_warnings(run: &serde_json::Value) -> String {
 /// one's time over 50 ms) before and after `EARLY_MS` after the navigation started
 /// (Lighthouse's time origin): the load and hydration, then the background work after it. TBT itself
 /// is simulated and counts only up to the page's quiet; this says where the work was. A
-/// run slowed for real (`throttling_method` devtools, `mobile-as-run`) has its tasks
-/// counted as observed (`cpu_slowdown` 1: they ran slowed).
+/// run slowed for real (`slowed_for_real`, `mobile-as-run`) has its tasks counted as
+/// observed (`cpu_slowdown` 1: they ran slowed).
 /// Empty for a run without them (a JSON from before they were kept).
 pub fn long_tasks_line(run: &serde_json::Value) -> String {
     /// Where the page's load and hydration end and its background work (the offline
@@ -157,7 +163,7 @@ pub fn long_tasks_line(run: &serde_json::Value) -> String {
                 (n + 1, ms + (slowed - 50.0))
             })
     };
-    let counted = if run["throttling_method"].as_str() == Some("devtools") {
+    let counted = if slowed_for_real(run) {
         "as they ran on the CPU slowed for real (×4 on mobile), counted as observed".to_owned()
     } else {
         format!("×{slowdown} as its CPU slowdown roughly counts them for TBT")
@@ -322,22 +328,9 @@ async fn page_figures(
     saves: usize,
     note_path: &str,
 ) -> anyhow::Result<serde_json::Value> {
-    let mut command = std::process::Command::new("node");
-    command
-        .env("ONCENOTE_BENCH_NOTE", note_path)
-        .arg("bench/page.mjs")
-        .arg(base)
-        .arg(token)
-        .arg(saves.to_string())
-        .args(box_words())
-        .current_dir("end2end");
-    let output = tokio::task::spawn_blocking(move || command.output()).await??;
-    anyhow::ensure!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    Ok(serde_json::from_slice(&output.stdout)?)
+    let mut args = vec![base.to_owned(), token.to_owned(), saves.to_string()];
+    args.extend(box_words());
+    super::node::node_json("page.mjs", args, &[("ONCENOTE_BENCH_NOTE", note_path)]).await
 }
 
 #[cfg(test)]
@@ -412,6 +405,18 @@ mod tests {
         assert_eq!(
             long_tasks_line(&serde_json::json!({ "long_tasks": null })),
             ""
+        );
+    }
+
+    #[test]
+    fn a_run_slowed_for_real_has_its_long_tasks_counted_as_they_ran() {
+        let run = serde_json::json!({ "cpu_slowdown": 1.0, "slowed_for_real": true, "long_tasks": [
+            { "start_ms": 5_300.0, "duration_ms": 420.0 },
+            { "start_ms": 1_000.0, "duration_ms": 30.0 },
+        ]});
+        assert_eq!(
+            long_tasks_line(&run),
+            "  its main thread's tasks as the trace observed them, as they ran on the CPU slowed for real (×4 on mobile), counted as observed: 1 long, the longest 420 ms at 5300 ms; in the first 5 s after the navigation started 0 (blocking 0 ms), after them 1 (blocking 370 ms)"
         );
     }
 }

@@ -474,41 +474,76 @@ pub fn print_page_targets(page: &serde_json::Value) {
         alongside["most"]
     );
     for run in page["lighthouse"].as_array().into_iter().flatten() {
-        if let Some(failure) = super::page::lighthouse_failure(run) {
-            println!(
-                "Lighthouse {} {}: not measured ({failure}); performance ≥ 95, accessibility and best practices 100: NOT met",
-                run["page"].as_str().unwrap_or("/"),
-                run["preset"].as_str().unwrap_or("?"),
-            );
-            continue;
-        }
-        let score = |name: &str| run[name].as_i64().unwrap_or(0);
-        if run["throttling_method"].as_str() == Some("devtools") {
-            // A diagnostic beside the target's runs (Lighthouse's default, simulated).
-            println!(
-                "Lighthouse {} {} (slowed for real; not the target's run): performance {}, TBT {:.0} ms",
-                run["page"].as_str().unwrap_or("/"),
-                run["preset"].as_str().unwrap_or("?"),
-                score("performance"),
-                run["tbt_ms"].as_f64().unwrap_or(f64::NAN),
-            );
-        } else {
-            println!(
-                "Lighthouse {} {}: performance {} (≥ 95: {}), accessibility {} (100: {}), best practices {} (100: {}){}",
-                run["page"].as_str().unwrap_or("/"),
-                run["preset"].as_str().unwrap_or("?"),
-                score("performance"),
-                verdict(score("performance") >= 95),
-                score("accessibility"),
-                verdict(score("accessibility") == 100),
-                score("best_practices"),
-                verdict(score("best_practices") == 100),
-                super::page::lighthouse_warnings(run)
-            );
-        }
+        println!("{}", lighthouse_line(run));
         let long_tasks = super::page::long_tasks_line(run);
         if !long_tasks.is_empty() {
             println!("{long_tasks}");
         }
+    }
+}
+
+/// One Lighthouse run against its targets (performance ≥ 95, accessibility and best
+/// practices 100); a run slowed for real is a diagnostic beside them, without a verdict.
+pub fn lighthouse_line(run: &serde_json::Value) -> String {
+    let page = run["page"].as_str().unwrap_or("/");
+    let preset = run["preset"].as_str().unwrap_or("?");
+    if let Some(failure) = super::page::lighthouse_failure(run) {
+        return format!(
+            "Lighthouse {page} {preset}: not measured ({failure}); performance ≥ 95, accessibility and best practices 100: NOT met"
+        );
+    }
+    let score = |name: &str| run[name].as_i64().unwrap_or(0);
+    if super::page::slowed_for_real(run) {
+        return format!(
+            "Lighthouse {page} {preset} (slowed for real; not the target's run): performance {}, TBT {:.0} ms",
+            score("performance"),
+            run["tbt_ms"].as_f64().unwrap_or(f64::NAN),
+        );
+    }
+    format!(
+        "Lighthouse {page} {preset}: performance {} (≥ 95: {}), accessibility {} (100: {}), best practices {} (100: {}){}",
+        score("performance"),
+        verdict(score("performance") >= 95),
+        score("accessibility"),
+        verdict(score("accessibility") == 100),
+        score("best_practices"),
+        verdict(score("best_practices") == 100),
+        super::page::lighthouse_warnings(run)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_simulated_lighthouse_run_is_judged_against_the_targets() {
+        let run = serde_json::json!({
+            "page": "/", "preset": "mobile", "runtime_error": null, "slowed_for_real": false,
+            "performance": 71, "accessibility": 100, "best_practices": 100, "tbt_ms": 2728.0
+        });
+        assert_eq!(
+            lighthouse_line(&run),
+            format!(
+                "Lighthouse / mobile: performance 71 (≥ 95: {}), accessibility 100 (100: {}), best practices 100 (100: {})",
+                verdict(false),
+                verdict(true),
+                verdict(true)
+            )
+        );
+    }
+
+    #[test]
+    fn a_lighthouse_run_slowed_for_real_is_a_diagnostic_without_a_verdict() {
+        let run = serde_json::json!({
+            "page": "/", "preset": "mobile-as-run", "runtime_error": null, "slowed_for_real": true,
+            "performance": 89, "accessibility": 100, "best_practices": 100, "tbt_ms": 421.4
+        });
+        let line = lighthouse_line(&run);
+        assert_eq!(
+            line,
+            "Lighthouse / mobile-as-run (slowed for real; not the target's run): performance 89, TBT 421 ms"
+        );
+        assert!(!line.contains(verdict(false)) && !line.contains(verdict(true)));
     }
 }

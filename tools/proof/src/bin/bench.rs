@@ -14,7 +14,7 @@ use proof::bench::people::{people, sqlite_database, start_server};
 use proof::bench::report::{self, Measured, Report};
 use proof::bench::search::{SearchFigures, SearchServer};
 use proof::bench::{
-    burst, disk, files, fill, latency, live, lone, page, postgres, search_ab, wasm, writes,
+    burst, disk, files, fill, home, latency, live, lone, page, postgres, search_ab, wasm, writes,
 };
 
 #[derive(Parser, Debug)]
@@ -47,7 +47,9 @@ struct Args {
     /// 25 MiB uploads), `page` (the page in Chromium over 100,000 notes: click → Saved, a
     /// search from the box, Lighthouse; the offline copy's first fill; and the wasm's
     /// size), `fill` (the first 30 s of the offline copy's first fill of 100,000 notes in
-    /// Chromium, its CPU slowed ×4 for real and not slowed), `search-ab` (this
+    /// Chromium, its CPU slowed ×4 for real and not slowed), `home` (the home page over
+    /// 100,000 notes under Lighthouse's mobile preset, three runs and their median: two
+    /// builds of the page compared at less cost than `page`), `search-ab` (this
     /// `--server`'s searches and `--against`'s taking turns over one database).
     #[arg(long, value_enum)]
     only: Option<Part>,
@@ -68,6 +70,7 @@ enum Part {
     Files,
     Page,
     Fill,
+    Home,
     SearchAb,
 }
 
@@ -115,6 +118,15 @@ async fn main() -> anyhow::Result<()> {
                 server.seed(100_000).await?;
                 fill::first_fill(&server.base, &server.token).await;
                 server.process.kill()?;
+            }
+            Part::Home => {
+                let client = reqwest::Client::new();
+                let mut server =
+                    SearchServer::start(&args.server, &dir.join("home.db"), &client).await?;
+                server.seed(100_000).await?;
+                let ran = home::home_runs(&server.base, &server.token).await;
+                server.process.kill()?;
+                ran?;
             }
             Part::Files => {
                 files::upload_figures(&args.server, &dir).await?;
