@@ -342,47 +342,54 @@ test("a note deleted for good while a page of the feed that still has it waits t
   }
 });
 
-test("a page of the feed the copy could not keep is read again at the next sync, and the copy ends with every note", async ({
-  page,
-  context,
-}) => {
-  const server = new OwnServer(3303);
-  await server.start();
-  await server.signIn(context);
-  try {
-    const ids: string[] = [];
-    for (let n = 0; n < 60; n++) ids.push((await createNote(context.request, `Kept after a refusal ${n}`, "body", server.url)).id);
-    // IndexedDB itself refuses one write of the first page of the feed (a request that
-    // fails, as a browser out of room fails one: here a second `add` of the same key), so
-    // that page's transaction aborts. Its notes must be read again, never skipped.
-    await page.addInitScript(() => {
-      const put = IDBObjectStore.prototype.put;
-      let seen = 0;
-      IDBObjectStore.prototype.put = function (this: IDBObjectStore, value: unknown, key?: IDBValidKey) {
-        if (this.name === "notes" && ++seen === 15) {
-          (window as unknown as { refused: boolean }).refused = true;
-          this.add(value, key);
-          return this.add(value, key);
-        }
-        return put.call(this, value, key);
-      };
-    });
-    const notes = new NotesPage(page);
-    await notes.goto(server.url);
-    await page.waitForFunction(() => (window as unknown as { refused?: boolean }).refused === true);
-    // The sync that met the refusal has ended (its Web Lock is free); the next one (the
-    // network coming back starts one) reads from where the copy is.
-    await expect
-      .poll(() =>
-        page.evaluate(async () =>
-          ((await navigator.locks.query()).held ?? []).some((lock) => lock.name?.startsWith("oncenote-intent-copy-")),
-        ),
-      )
-      .toBe(false);
-    await context.setOffline(true);
-    await context.setOffline(false);
-    await expect.poll(async () => (await keptIds(page)).sort(), { timeout: 30_000 }).toEqual([...ids].sort());
-  } finally {
-    await server.stop();
-  }
-});
+// The refused write in the middle of the first page (its slices are awaited one by one)
+// and in its last slice (not awaited: only the transaction's end tells).
+for (const [refused, port] of [
+  [15, 3303],
+  [45, 3304],
+] as const) {
+  test(`a page of the feed the copy could not keep is read again at the next sync, and the copy ends with every note (write ${refused} refused)`, async ({
+    page,
+    context,
+  }) => {
+    const server = new OwnServer(port);
+    await server.start();
+    await server.signIn(context);
+    try {
+      const ids: string[] = [];
+      for (let n = 0; n < 60; n++) ids.push((await createNote(context.request, `Kept after a refusal ${n}`, "body", server.url)).id);
+      // IndexedDB itself refuses one write of the first page of the feed (a request that
+      // fails, as a browser out of room fails one: here a second `add` of the same key), so
+      // that page's transaction aborts. Its notes must be read again, never skipped.
+      await page.addInitScript((refused) => {
+        const put = IDBObjectStore.prototype.put;
+        let seen = 0;
+        IDBObjectStore.prototype.put = function (this: IDBObjectStore, value: unknown, key?: IDBValidKey) {
+          if (this.name === "notes" && ++seen === refused) {
+            (window as unknown as { refused: boolean }).refused = true;
+            this.add(value, key);
+            return this.add(value, key);
+          }
+          return put.call(this, value, key);
+        };
+      }, refused);
+      const notes = new NotesPage(page);
+      await notes.goto(server.url);
+      await page.waitForFunction(() => (window as unknown as { refused?: boolean }).refused === true);
+      // The sync that met the refusal has ended (its Web Lock is free); the next one (the
+      // network coming back starts one) reads from where the copy is.
+      await expect
+        .poll(() =>
+          page.evaluate(async () =>
+            ((await navigator.locks.query()).held ?? []).some((lock) => lock.name?.startsWith("oncenote-intent-copy-")),
+          ),
+        )
+        .toBe(false);
+      await context.setOffline(true);
+      await context.setOffline(false);
+      await expect.poll(async () => (await keptIds(page)).sort(), { timeout: 30_000 }).toEqual([...ids].sort());
+    } finally {
+      await server.stop();
+    }
+  });
+}

@@ -179,8 +179,9 @@ test("a person who signs in while the service worker activates has the home page
   // that moment (signed out: the sign-in waits for it), and the answer reaches the worker
   // only once the sign-in's redirect to "/" has left, or after 5 s if it cannot leave
   // before. Asked during the install (as it was), the redirect leaves before the worker
-  // is active and the home page is kept by neither; asked while the worker activates, the
-  // browser holds the sign-in's navigation until the worker is active, which keeps it.
+  // is active and the home page is kept by neither; asked while the worker activates (it
+  // gives up on its own request after 3 s), the browser holds the sign-in's navigation
+  // until the worker is active, and the worker keeps it.
   let workerAsked!: () => void;
   const asked = new Promise<void>((resolve) => (workerAsked = resolve));
   let homeLeft!: () => void;

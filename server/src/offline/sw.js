@@ -130,8 +130,15 @@ async function pageNetworkFirst(request) {
 // waits that long at most.
 async function keepHomePage() {
   try {
-    const signal = AbortSignal.timeout(NAVIGATION_TIMEOUT_MS);
-    await keep(new Request("/", { cache: "reload" }), await fetch("/", { cache: "reload", signal }));
+    // `AbortSignal.timeout` is missing before Safari 16: a controller and a timer there.
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), NAVIGATION_TIMEOUT_MS);
+    try {
+      const response = await fetch("/", { cache: "reload", signal: controller.signal });
+      await keep(new Request("/", { cache: "reload" }), response);
+    } finally {
+      clearTimeout(timer);
+    }
   } catch {
     // offline, refused or too slow: the home page is kept at the next visit instead
   }
