@@ -14,11 +14,7 @@ pub async fn home_runs(base: &str, token: &str) -> anyhow::Result<()> {
     let figures = super::node::node_json("home.mjs", args, &[]).await?;
     let runs = figures["home"].as_array().cloned().unwrap_or_default();
     for run in &runs {
-        println!("{}", super::report::lighthouse_line(run));
-        let long_tasks = super::page::long_tasks_line(run);
-        if !long_tasks.is_empty() {
-            println!("{long_tasks}");
-        }
+        super::report::print_lighthouse_run(run);
     }
     println!("{}", median_line(&runs));
     if let Some(stray) = figures["stray_rejections"]

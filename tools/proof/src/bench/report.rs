@@ -474,17 +474,22 @@ pub fn print_page_targets(page: &serde_json::Value) {
         alongside["most"]
     );
     for run in page["lighthouse"].as_array().into_iter().flatten() {
-        println!("{}", lighthouse_line(run));
-        let long_tasks = super::page::long_tasks_line(run);
-        if !long_tasks.is_empty() {
-            println!("{long_tasks}");
-        }
+        print_lighthouse_run(run);
+    }
+}
+
+/// Prints a Lighthouse run against its targets, and where its long tasks fell.
+pub fn print_lighthouse_run(run: &serde_json::Value) {
+    println!("{}", lighthouse_line(run));
+    let long_tasks = super::page::long_tasks_line(run);
+    if !long_tasks.is_empty() {
+        println!("{long_tasks}");
     }
 }
 
 /// One Lighthouse run against its targets (performance ≥ 95, accessibility and best
 /// practices 100); a run slowed for real is a diagnostic beside them, without a verdict.
-pub fn lighthouse_line(run: &serde_json::Value) -> String {
+fn lighthouse_line(run: &serde_json::Value) -> String {
     let page = run["page"].as_str().unwrap_or("/");
     let preset = run["preset"].as_str().unwrap_or("?");
     if let Some(failure) = super::page::lighthouse_failure(run) {
