@@ -215,3 +215,34 @@ test("a person who signs in while the service worker activates has the home page
     await context.close();
   }
 });
+
+test("a page's API requests go to the network without passing through the service worker, its assets through it", async ({
+  page,
+  notes,
+}) => {
+  await notes.goto();
+  await notes.offlineReady();
+  // Chromium's resource timing says which of the worker's static routes a request took
+  // (`workerMatchedSourceType`: "network" for the route to the network, empty when no
+  // route matched and the worker's fetch handler was asked). The stylesheet, which the
+  // handler serves from the worker's cache, shows that the page is controlled and that a
+  // request outside /api/ still goes to the handler.
+  const routes = await page.evaluate(async () => {
+    const stylesheet = (document.querySelector('link[rel="stylesheet"]') as HTMLLinkElement).href;
+    const api = new URL(`/api/notes?limit=1&probe=${Date.now()}`, location.href).href;
+    const asset = `${stylesheet}?probe=${Date.now()}`;
+    await (await fetch(api)).arrayBuffer();
+    await (await fetch(asset)).arrayBuffer();
+    const route = async (url: string) => {
+      // An entry may be recorded just after its body is read.
+      for (let tries = 0; tries < 50; tries++) {
+        const entry = performance.getEntriesByName(url).pop() as (PerformanceEntry & { workerMatchedSourceType?: string }) | undefined;
+        if (entry) return entry.workerMatchedSourceType ?? "(no workerMatchedSourceType in this browser)";
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return `(no resource timing for ${url})`;
+    };
+    return { controlled: navigator.serviceWorker.controller !== null, api: await route(api), asset: await route(asset) };
+  });
+  expect(routes).toEqual({ controlled: true, api: "network", asset: "" });
+});
