@@ -71,9 +71,12 @@ const NAVIGATION_TIMEOUT_MS = 3000;
 const STRAIGHT_TO_THE_NETWORK = [{ condition: { urlPattern: { pathname: "/api/*" } }, source: "network" }];
 
 self.addEventListener("install", (event) => {
-  const routes = typeof event.addRoutes === "function" ? event.addRoutes(STRAIGHT_TO_THE_NETWORK).catch((error) => console.warn("static routes refused", error)) : null;
+  const routes =
+    typeof event.addRoutes === "function"
+      ? event.addRoutes(STRAIGHT_TO_THE_NETWORK).catch((error) => console.warn("static routes refused", error))
+      : Promise.resolve();
   event.waitUntil(
-    Promise.resolve(routes)
+    routes
       .then(() => caches.open(CACHE))
       .then((cache) => cache.addAll(PRECACHE.map((url) => new Request(url, { cache: "reload" }))))
       .then(() => self.skipWaiting()),
