@@ -16,8 +16,8 @@ pub use changes::{
     EVENTS_PATH, SIGNED_OUT_EVENT,
 };
 pub use files::{
-    FILE_MAX_BYTES_DEFAULT, FILES_API_PATH, FILES_PATH, FileAnswer, FileInfo, FileList, file_href,
-    is_file_name, referred_files,
+    FILE_MAX_BYTES_DEFAULT, FILE_MIN_CHARGE_BYTES, FILES_API_PATH, FILES_PATH, FileAnswer,
+    FileInfo, FileList, file_href, is_file_name, quota_charge, referred_files,
 };
 pub use imports::{
     IMPORT_PATH, IMPORT_PROGRESS_TYPE, ImportLine, ImportProblem, ImportProgress, ImportReport,
@@ -168,7 +168,8 @@ pub enum RevisionKind {
     TagRename,
 }
 
-/// One accepted write, with the note's title and body as it left them.
+/// One accepted write, with the note's title and body as it left them
+/// (`GET /api/notes/{id}/revisions/{version}`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Revision {
@@ -179,11 +180,25 @@ pub struct Revision {
     pub kind: RevisionKind,
 }
 
-/// `GET /api/notes/{id}/revisions`, oldest first.
+/// One accepted write as the history lists it: which, when and the title it left, but
+/// not the body — a list of every version's body grew without bound (issue #60).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-pub struct Revisions {
-    pub revisions: Vec<Revision>,
+pub struct RevisionSummary {
+    pub version: i64,
+    pub title: String,
+    pub created_at: String,
+    pub kind: RevisionKind,
+}
+
+/// A page of a note's history: `GET /api/notes/{id}/revisions`, oldest first (the history
+/// page lists it newest first).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct RevisionsPage {
+    pub revisions: Vec<RevisionSummary>,
+    /// Cursor for the next page (the last version on this one), or `None` at the end.
+    pub next: Option<String>,
 }
 
 /// The signed-in person, as the pages know them.

@@ -8,7 +8,7 @@
 
 use std::future::Future;
 
-use crate::api::{AccountUser, Me, Note, NotesPage, Revision, SearchPage, TagCount};
+use crate::api::{AccountUser, Me, Note, NotesPage, Revision, RevisionsPage, SearchPage, TagCount};
 
 /// Who is signed in (`None` on pages for nobody).
 pub fn me() -> impl Future<Output = Result<Option<Me>, String>> + Send + 'static {
@@ -90,8 +90,12 @@ reader!(
     note(id: String) -> Option<Note>
 );
 reader!(
-    /// A note's revisions.
-    revisions(id: String) -> Option<Vec<Revision>>
+    /// A page of a note's history, newest first.
+    history(id: String, before: Option<String>) -> Option<RevisionsPage>
+);
+reader!(
+    /// One version of a note, with its text.
+    revision(id: String, version: String) -> Option<Revision>
 );
 reader!(
     /// A search.

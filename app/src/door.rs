@@ -10,8 +10,8 @@ use crate::state::PageState;
 
 pub use crate::browser::{
     attach_dropped, attach_pasted, attach_picked, change_note, confirm_sign_out, discard, edit,
-    import_file, load_files, load_tokens, make_token, press_save, restore_version, retry_now,
-    revoke_token, start, tick_task, undo_trash,
+    import_file, load_files, load_more_files, load_tokens, make_token, press_save, restore_version,
+    retry_now, revoke_token, start, tick_task, undo_trash,
 };
 
 /// Points the note page's editor at `note`: the version it starts from and its text. A

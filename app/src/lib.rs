@@ -9,6 +9,8 @@
 //! - `state`: the page's signals; `door`: the one way events reach the queue.
 //! - `components`, `pages`: the view; `links`: addresses of pages. `browser`: storage,
 //!   fetch, tabs (a stub without the hydrate feature).
+//! - `worker_caches`: the names of what the service worker keeps of a person, shared by
+//!   the worker (filled in by the server) and the page.
 
 pub mod api;
 pub mod components;
@@ -22,6 +24,7 @@ pub mod save;
 pub mod shell;
 pub mod state;
 pub mod text;
+pub mod worker_caches;
 
 /// The browser glue, in the hydrate build.
 #[cfg(feature = "hydrate")]

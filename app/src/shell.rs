@@ -18,6 +18,7 @@ use crate::pages::search::SearchPage;
 use crate::pages::tag::TagPage;
 use crate::pages::tags::TagsPage;
 use crate::pages::trash::TrashPage;
+use crate::pages::version::VersionPage;
 use crate::state::PageState;
 
 /// The HTML document around the app.
@@ -117,6 +118,11 @@ pub fn App() -> impl IntoView {
                     <Route
                         path=(StaticSegment("notes"), ParamSegment("id"), StaticSegment("history"))
                         view=HistoryPage
+                        ssr=SsrMode::Async
+                    />
+                    <Route
+                        path=(StaticSegment("notes"), ParamSegment("id"), StaticSegment("history"), ParamSegment("version"))
+                        view=VersionPage
                         ssr=SsrMode::Async
                     />
                     <Route path=StaticSegment("trash") view=TrashPage ssr=SsrMode::Async />

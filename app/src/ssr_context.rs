@@ -5,7 +5,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use crate::api::{AccountUser, Note, NotesPage, Revision, SearchPage, TagCount};
+use crate::api::{AccountUser, Note, NotesPage, Revision, RevisionsPage, SearchPage, TagCount};
 
 /// A page's data on its way, or why it could not be read (in words for the page).
 pub type Loading<T> = Pin<Box<dyn Future<Output = Result<T, String>> + Send>>;
@@ -18,8 +18,11 @@ pub trait PageData: Send + Sync {
     fn trash(&self, cursor: Option<String>) -> Loading<NotesPage>;
     /// One note (in the trash or not); `None` if there is none with this id.
     fn note(&self, id: String) -> Loading<Option<Note>>;
-    /// A note's revisions, oldest first; `None` if there is no such note.
-    fn revisions(&self, id: String) -> Loading<Option<Vec<Revision>>>;
+    /// A page of a note's history, newest first, before the version `before` (from the
+    /// latest when absent); `None` if there is no such note.
+    fn history(&self, id: String, before: Option<String>) -> Loading<Option<RevisionsPage>>;
+    /// One version of a note, with its text; `None` if the note has no such version.
+    fn revision(&self, id: String, version: String) -> Loading<Option<Revision>>;
     /// A search; an error is the reason the query was refused (an empty query).
     fn search(&self, q: String, cursor: Option<String>) -> Loading<SearchPage>;
     /// Every tag of the notes outside the trash, by name, with how many notes carry it.

@@ -33,6 +33,7 @@ test("every page has no accessibility violations", async ({ page, request, uniqu
       },
     ],
     ["history", () => open(page, `/notes/${note.id}/history`)],
+    ["a version", () => open(page, `/notes/${note.id}/history/1`)],
     ["search", () => open(page, `/search?q=${encodeURIComponent("accessible")}`)],
     ["trash", () => open(page, "/trash")],
     ["a note in the trash", () => open(page, `/notes/${trashed.id}`)],

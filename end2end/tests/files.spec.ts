@@ -51,12 +51,19 @@ function uniquePng(width = 40, height = 30): Buffer {
 
 const sha256 = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
 
-/** The person's files on the server with this name (0 or 1). */
+/** The person's files on the server with this name (0 or 1), through every page of the list. */
 async function storedFiles(request: APIRequestContext, sha: string): Promise<number> {
-  const response = await request.get("/api/files");
-  expect(response.status()).toBe(200);
-  const list = (await response.json()) as { files: Array<{ sha256: string }> };
-  return list.files.filter((f) => f.sha256 === sha).length;
+  let found = 0;
+  let cursor: string | null = null;
+  do {
+    const query: string = cursor === null ? "" : `?cursor=${encodeURIComponent(cursor)}`;
+    const response = await request.get(`/api/files${query}`);
+    expect(response.status()).toBe(200);
+    const list = (await response.json()) as { files: Array<{ sha256: string }>; next: string | null };
+    found += list.files.filter((f) => f.sha256 === sha).length;
+    cursor = list.next;
+  } while (cursor !== null);
+  return found;
 }
 
 /** Every PUT of a file the page makes: its status once answered, "failed" when it broke off. */

@@ -48,11 +48,30 @@ export async function noteOnServer(request: APIRequestContext, id: string, base 
   return (await response.json()) as Note;
 }
 
-/** A note's revisions as the server has them. */
-export async function revisionsOf(request: APIRequestContext, id: string): Promise<Array<{ version: number; kind: string; body: string; title: string }>> {
-  const response = await request.get(`/api/notes/${id}/revisions`);
-  expect(response.status()).toBe(200);
-  return (await response.json()).revisions;
+/** A note's revisions as the server has them, oldest first, each with its body: the server
+ * lists the history a page at a time without bodies, and gives one version's body on its own. */
+export async function revisionsOf(
+  request: APIRequestContext,
+  id: string,
+  base = "",
+): Promise<Array<{ version: number; kind: string; body: string; title: string }>> {
+  const listed: Array<{ version: number }> = [];
+  let cursor: string | null = null;
+  do {
+    const query: string = cursor === null ? "" : `?cursor=${encodeURIComponent(cursor)}`;
+    const response = await request.get(`${base}/api/notes/${id}/revisions${query}`);
+    expect(response.status()).toBe(200);
+    const page = (await response.json()) as { revisions: Array<{ version: number }>; next: string | null };
+    listed.push(...page.revisions);
+    cursor = page.next;
+  } while (cursor !== null);
+  return Promise.all(
+    listed.map(async ({ version }) => {
+      const response = await request.get(`${base}/api/notes/${id}/revisions/${version}`);
+      expect(response.status()).toBe(200);
+      return response.json();
+    }),
+  );
 }
 
 /** The page object: the compose form, the two lists, and what the browser stored. */

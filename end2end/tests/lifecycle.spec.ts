@@ -289,7 +289,7 @@ test("the list pages back past the first 50 notes", async ({ page, request, uniq
   await expect(notes.savedTitled(`${prefix} 54`)).toHaveCount(0);
 });
 
-test("the history lists every write, and an earlier version can be restored as a new edit", async ({ page, request, unique }) => {
+test("the history lists every write, newest first, and an earlier version can be restored from its page as a new edit", async ({ page, request, unique }) => {
   let note = await createNote(request, unique("History"), "version one");
   await editNote(request, note, "version two");
   note = (await noteOnServer(request, note.id))!;
@@ -298,7 +298,13 @@ test("the history lists every write, and an earlier version can be restored as a
   await new NotesPage(page).hydrated();
   const versions = page.locator("li.revision");
   await expect(versions).toHaveCount(3);
-  await page.locator('li.revision[data-version="1"]').getByRole("button", { name: "Restore this version" }).click();
+  await expect(versions.first()).toHaveAttribute("data-version", "3");
+  // The list holds no bodies: a version's text is on its own page, with the restore.
+  await page.locator('li.revision[data-version="1"]').getByRole("link", { name: "Version 1" }).click();
+  await expect(page).toHaveURL(new RegExp(`/notes/${note.id}/history/1$`));
+  await new NotesPage(page).hydrated();
+  await expect(page.getByTestId("version-body")).toHaveText("version one");
+  await page.getByRole("button", { name: "Restore this version" }).click();
   await expect.poll(async () => (await noteOnServer(request, note.id))?.body).toBe("version one");
   const revisions = await revisionsOf(request, note.id);
   expect(revisions.map((r) => r.kind)).toEqual(["create", "edit", "edit", "edit"]);
@@ -437,8 +443,7 @@ test("queued presses are sent in the order they were made, even when the clock w
     expect(x?.body).toBe("a\nSECOND\nc");
     const copies = (await allNotes(api, server.url)).filter((n) => n.conflict_of === note.id);
     expect(copies, "no conflict copy of the person's own two edits").toHaveLength(0);
-    const history = async (id: string) =>
-      ((await (await api.get(`${server.url}/api/notes/${id}/revisions`)).json()).revisions as Array<{ kind: string; body: string }>);
+    const history = (id: string) => revisionsOf(api, id, server.url);
     expect((await history(note.id)).map((r) => r.body)).toEqual(["a\nb\nc", "a\nFIRST\nc", "a\nSECOND\nc"]);
     const y = await noteOnServer(api, other.id, server.url);
     expect(y?.trashed_at).not.toBeNull();

@@ -4,6 +4,7 @@
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
+use std::rc::Rc;
 
 use crate::archive::Archive;
 use crate::tarball::Tarball;
@@ -36,10 +37,11 @@ impl Bundle {
         }
     }
 
-    /// The names of the members that are files, in the archive's order.
-    pub fn file_names(&self) -> Vec<String> {
+    /// The names of the members that are files, in the archive's order: a tar's shared
+    /// with its table of places, a zip's copied once from its directory.
+    pub fn file_names(&self) -> Vec<Rc<str>> {
         match self {
-            Bundle::Zip(zip) => zip.file_names(),
+            Bundle::Zip(zip) => zip.file_names().into_iter().map(Rc::from).collect(),
             Bundle::Tar(tar) => tar.file_names(),
         }
     }

@@ -385,12 +385,7 @@ impl<R: BufRead> EnexReader<'_, R> {
             body,
             created_at: parse_time(created),
             updated_at: parse_time(&note.updated),
-            tags: note
-                .tags
-                .iter()
-                .map(|t| t.trim().to_owned())
-                .filter(|t| !t.is_empty())
-                .collect(),
+            tags: crate::names::note_tags(note.tags.iter().map(String::as_str)),
             pinned: false,
             archived: false,
         })?;

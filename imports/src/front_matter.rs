@@ -136,12 +136,9 @@ fn interpret(values: Vec<(String, Value)>) -> FrontMatter {
                         .map(str::to_owned)
                         .collect(),
                 };
-                for word in words {
-                    let tag = word.trim().trim_start_matches('#').trim();
-                    if !tag.is_empty() && !front.tags.iter().any(|t| t == tag) {
-                        front.tags.push(tag.to_owned());
-                    }
-                }
+                let words = words.iter().map(|w| w.trim().trim_start_matches('#'));
+                front.tags =
+                    crate::names::note_tags(front.tags.iter().map(String::as_str).chain(words));
             }
             ("created", Value::Text(text)) => front.created = parse_instant(&text),
             ("date", Value::Text(text)) => date = parse_instant(&text),

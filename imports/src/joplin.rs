@@ -21,6 +21,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::rc::Rc;
 
 use crate::attachments::{not_in_export, shown};
 use crate::bundle::Bundle;
@@ -31,8 +32,8 @@ use crate::joplin_links::{rewrite_item_attributes, rewrite_item_links};
 use crate::when::parse_instant;
 use crate::{FileIn, FileStored, ForeignNote, Limits, ReadError, Sink, SkipReason};
 
-/// The longest folder or tag name kept (the first pass keeps every one in memory).
-const NAME_CHARS: usize = 200;
+/// The longest MIME type kept (the first pass keeps every resource's).
+const MIME_CHARS: usize = 100;
 /// The deepest folder nesting followed (a loop of `parent_id`s ends there too).
 const FOLDER_DEPTH: usize = 32;
 
@@ -46,7 +47,7 @@ struct Folder {
 struct Resource {
     name: String,
     mime: Option<String>,
-    blob: Option<String>,
+    blob: Option<Rc<str>>,
 }
 
 /// What the first pass keeps.
@@ -57,7 +58,7 @@ struct Index {
     note_tags: HashMap<String, Vec<String>>,
     resources: HashMap<String, Resource>,
     /// The entries that hold notes, in the archive's order.
-    notes: Vec<String>,
+    notes: Vec<Rc<str>>,
 }
 
 /// Reads the Joplin export at `path` into `sink`.
@@ -83,10 +84,10 @@ pub fn read(path: &Path, sink: &mut dyn Sink, limits: &Limits) -> Result<(), Rea
 /// The first pass: the small items, and where the notes are.
 fn index(bundle: &mut Bundle, limits: &Limits) -> Result<Index, ReadError> {
     let names = bundle.file_names();
-    let mut blobs: HashMap<String, String> = HashMap::new();
+    let mut blobs: HashMap<&str, Rc<str>> = HashMap::new();
     for name in &names {
         if let Some(id) = resource_blob_id(name) {
-            blobs.insert(id.to_owned(), name.clone());
+            blobs.insert(id, Rc::clone(name));
         }
     }
     let mut index = Index::default();
@@ -103,7 +104,7 @@ fn index(bundle: &mut Bundle, limits: &Limits) -> Result<Index, ReadError> {
         };
         match item.item_type() {
             ItemType::Note => {
-                index.notes.push(name.clone());
+                index.notes.push(Rc::clone(name));
                 if index.notes.len() > limits.notes {
                     return Err(ReadError::TooLarge(format!(
                         "the export holds more than {} notes, the most one import takes",
@@ -112,9 +113,11 @@ fn index(bundle: &mut Bundle, limits: &Limits) -> Result<Index, ReadError> {
                 }
             }
             ItemType::Folder => {
+                // Only an id can name a parent: anything else in the field is not kept.
+                let parent = Some(item.get("parent_id")).filter(|p| is_joplin_id(p));
                 let folder = Folder {
                     title: short(&item.title),
-                    parent: item.get("parent_id").to_owned(),
+                    parent: parent.unwrap_or_default().to_owned(),
                 };
                 index.folders.insert(id, folder);
             }
@@ -136,8 +139,8 @@ fn index(bundle: &mut Bundle, limits: &Limits) -> Result<Index, ReadError> {
                     name: resource_name(&item, &id),
                     mime: Some(item.get("mime"))
                         .filter(|m| !m.is_empty())
-                        .map(str::to_owned),
-                    blob: blobs.get(&id).cloned(),
+                        .map(|m| m.chars().take(MIME_CHARS).collect()),
+                    blob: blobs.get(id.as_str()).cloned(),
                 };
                 index.resources.insert(id, resource);
             }
@@ -287,21 +290,16 @@ fn tags_of(item: &Item, id: &str, index: &Index) -> Vec<String> {
         tags.push(path.join("/"));
     }
     // Sorted: the archive's order (a `.jex` and a RAW folder differ) must not show.
-    let mut named: Vec<&String> = index
+    let mut named: Vec<&str> = index
         .note_tags
         .get(id)
         .into_iter()
         .flatten()
         .filter_map(|tag| index.tags.get(tag))
-        .filter(|name| !name.is_empty())
+        .map(String::as_str)
         .collect();
-    named.sort();
-    for name in named {
-        if !tags.contains(name) {
-            tags.push(name.clone());
-        }
-    }
-    tags
+    named.sort_unstable();
+    crate::names::note_tags(tags.iter().map(String::as_str).chain(named))
 }
 
 fn time_of(item: &Item, preferred: &str, otherwise: &str) -> Option<chrono::DateTime<chrono::Utc>> {
@@ -338,7 +336,7 @@ fn resource_name(item: &Item, id: &str) -> String {
 }
 
 fn short(text: &str) -> String {
-    text.chars().take(NAME_CHARS).collect()
+    crate::names::kept(text)
 }
 
 #[cfg(test)]

@@ -116,12 +116,7 @@ pub fn read(path: &Path, sink: &mut dyn Sink, limits: &Limits) -> Result<(), Rea
             body,
             created_at: note.created_timestamp_usec.and_then(from_micros),
             updated_at: note.user_edited_timestamp_usec.and_then(from_micros),
-            tags: note
-                .labels
-                .iter()
-                .map(|l| l.name.clone())
-                .filter(|n| !n.is_empty())
-                .collect(),
+            tags: crate::names::note_tags(note.labels.iter().map(|l| l.name.as_str())),
             pinned: note.is_pinned,
             archived: note.is_archived,
         })?;

@@ -28,6 +28,7 @@ mod joplin_links;
 mod json_prefix;
 pub mod keep;
 pub mod markdown_vault;
+mod names;
 mod spool;
 pub mod standard_notes;
 mod tarball;

@@ -66,10 +66,13 @@ pub fn read(path: &Path, sink: &mut dyn Sink, limits: &Limits) -> Result<(), Rea
             rewrite_references(text, |reference| files.replace(folder, reference))
         })?;
         let title = front.title.unwrap_or_else(|| stem_of(entry));
-        let mut tags = front.tags;
-        if !folder.is_empty() && !tags.iter().any(|t| t == folder) {
-            tags.push(folder.to_owned());
-        }
+        let tags = crate::names::note_tags(
+            front
+                .tags
+                .iter()
+                .map(String::as_str)
+                .chain(std::iter::once(folder)),
+        );
         sink.note(ForeignNote {
             // Below the vault's top folder: zipped with or without it, a note is the same.
             source_id: relative.to_owned(),

@@ -23,7 +23,7 @@ use crate::{ForeignNote, Limits, ReadError, Sink, SkipReason};
 use body::{format_of, to_body};
 use items::{Item, for_each_item};
 use source::Json;
-use tags::Gathered;
+use tags::{Gathered, note_tags_of};
 
 /// What an encrypted backup gets told.
 const ENCRYPTED: &str = "this is an encrypted Standard Notes backup, which cannot be read \
@@ -53,7 +53,7 @@ pub fn read(path: &Path, sink: &mut dyn Sink, limits: &Limits) -> Result<(), Rea
     let mut notes = Notes {
         sink,
         limits,
-        tags: gathered.note_tags(),
+        tags: gathered.take_note_tags(),
         gathered: &gathered,
         count: 0,
     };
@@ -67,7 +67,7 @@ pub fn read(path: &Path, sink: &mut dyn Sink, limits: &Limits) -> Result<(), Rea
 struct Notes<'a> {
     sink: &'a mut dyn Sink,
     limits: &'a Limits,
-    tags: HashMap<String, Vec<String>>,
+    tags: HashMap<String, Vec<std::rc::Rc<str>>>,
     gathered: &'a Gathered,
     count: usize,
 }
@@ -116,8 +116,9 @@ impl Notes<'_> {
                     .and_then(Value::as_bool)
                     == Some(true)
         };
+        let tags = self.tags.remove(&item.uuid).unwrap_or_default();
         let note = ForeignNote {
-            tags: self.tags.remove(&item.uuid).unwrap_or_default(),
+            tags: note_tags_of(tags, self.limits.note_bytes)?,
             pinned: flag("pinned"),
             archived: flag("archived"),
             created_at: time(item.created_at_timestamp, item.created_at.as_deref()),

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
+use std::rc::Rc;
 
 use tar::EntryType;
 
@@ -16,6 +17,10 @@ use crate::{Limits, ReadError};
 /// The most bytes the listing reads for one member: its header, and a long name, a long
 /// link name and extended headers of a few KiB each before it.
 const MEMBER_HEADERS: u64 = 16 * 1024;
+/// The most bytes of member names kept, for each member an import may list: what a zip's
+/// listing may read for each of its entries (`archive::DIRECTORY_BYTES_PER_ENTRY`). A
+/// name is kept once, shared by the list and the table of places.
+const NAME_BYTES_PER_MEMBER: u64 = 400;
 
 /// Where one member's bytes are in the tar.
 #[derive(Clone, Copy)]
@@ -28,8 +33,8 @@ struct Member {
 /// An open tar and the place of each of its members.
 pub(crate) struct Tarball {
     file: File,
-    names: Vec<String>,
-    members: HashMap<String, Member>,
+    names: Vec<Rc<str>>,
+    members: HashMap<Rc<str>, Member>,
 }
 
 impl Tarball {
@@ -45,6 +50,7 @@ impl Tarball {
         let mut names = Vec::new();
         let mut members = HashMap::new();
         let mut listed = 0usize;
+        let mut names_left = NAME_BYTES_PER_MEMBER.saturating_mul(limits.entries as u64);
         let entries = archive
             .entries_with_seek()
             .map_err(|e| ReadError::Malformed(format!("not a tar that can be read: {e}")))?;
@@ -73,7 +79,13 @@ impl Tarball {
             ) {
                 continue;
             }
-            let name = entry.path()?.to_string_lossy().into_owned();
+            let name: Rc<str> = entry.path()?.to_string_lossy().into();
+            names_left = names_left.checked_sub(name.len() as u64).ok_or_else(|| {
+                ReadError::TooLarge(format!(
+                    "the tar's member names take more than {} bytes in all",
+                    NAME_BYTES_PER_MEMBER.saturating_mul(limits.entries as u64)
+                ))
+            })?;
             let modified = entry
                 .header()
                 .mtime()
@@ -86,7 +98,7 @@ impl Tarball {
                 size: entry.size(),
                 modified,
             };
-            if members.insert(name.clone(), member).is_none() {
+            if members.insert(Rc::clone(&name), member).is_none() {
                 names.push(name);
             }
         }
@@ -97,8 +109,8 @@ impl Tarball {
         })
     }
 
-    /// The names of the members that are files, in the tar's order.
-    pub fn file_names(&self) -> Vec<String> {
+    /// The names of the members that are files, in the tar's order (shared, not copied).
+    pub fn file_names(&self) -> Vec<Rc<str>> {
         self.names.clone()
     }
 
@@ -178,6 +190,42 @@ mod tests {
     fn a_long_name_of_a_few_hundred_bytes_is_read() {
         let tar = tar_with_long_name(300);
         let opened = Tarball::open(tar.path(), &Limits::default()).unwrap();
-        assert_eq!(opened.file_names(), ["a".repeat(300)]);
+        assert_eq!(opened.file_names(), [Rc::from("a".repeat(300))]);
+    }
+
+    #[test]
+    fn member_names_past_their_budget_are_refused_while_listing() {
+        // Ten members named in 1,000 bytes each: 10,000 bytes of names.
+        let mut tar = tar::Builder::new(Vec::new());
+        for n in 0..10 {
+            let mut header = tar::Header::new_gnu();
+            header.set_entry_type(EntryType::Regular);
+            header.set_size(1);
+            header.set_cksum();
+            tar.append_data(&mut header, format!("{n}{}", "a".repeat(999)), &b"x"[..])
+                .unwrap();
+        }
+        let out = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(out.path(), tar.into_inner().unwrap()).unwrap();
+        // 30 entries allowed: 12,000 bytes of names; 20: 8,000, too few for these.
+        let roomy = Limits {
+            entries: 30,
+            ..Limits::default()
+        };
+        let tight = Limits {
+            entries: 20,
+            ..Limits::default()
+        };
+        assert_eq!(
+            Tarball::open(out.path(), &roomy)
+                .unwrap()
+                .file_names()
+                .len(),
+            10
+        );
+        assert!(matches!(
+            Tarball::open(out.path(), &tight),
+            Err(ReadError::TooLarge(message)) if message.contains("member names")
+        ));
     }
 }

@@ -25,7 +25,8 @@ Configuration comes from the environment; nothing is required:
   ONCENOTE_ADMIN_PASSWORD        ... with this password (else a setup link is printed)
   ONCENOTE_SIGNUP                invite (default) or open
   ONCENOTE_SESSION_DAYS          a session ends after this many days unused (30)
-  ONCENOTE_SIGN_IN_MAX_FAILURES  failed sign-ins before a lockout (5)
+  ONCENOTE_SIGN_IN_MAX_FAILURES  failed sign-ins to one account from one address
+                                 before a lockout there (5; x4 from anywhere)
   ONCENOTE_SIGN_IN_WINDOW_SECS   the window they are counted in (900)
   ONCENOTE_SIGN_IN_LOCKOUT_SECS  how long a lockout lasts (900)
   ONCENOTE_IDEMPOTENCY_TTL_SECS  how long a key's answer is kept (86400)
@@ -49,11 +50,19 @@ Configuration comes from the environment; nothing is required:
   ONCENOTE_SPOOL_DIR             where uploads wait until stored (<temp>/oncenote-uploads)
   ONCENOTE_MAX_CONNECTIONS       connections open at once, then 503 (4096, less
                                  if the open-file limit leaves less room)
+  ONCENOTE_MAX_CONNECTIONS_PER_ADDRESS  connections one client address may hold,
+                                 then 429 (64; behind a trusted proxy, requests
+                                 per forwarded address; 0: no bound)
+  ONCENOTE_SEND_TIMEOUT_SECS     an answer the client takes no byte of for this
+                                 long closes its connection (30)
   ONCENOTE_STREAMS_PER_PERSON    live streams one person may hold open (16)
   ONCENOTE_STREAMS_MAX           live streams this process holds open (half of
                                  ONCENOTE_MAX_CONNECTIONS, at most 10000)
   ONCENOTE_FEED_POLL_MS          how often live streams check for changes no
                                  signal announced (2000)
+  ONCENOTE_STREAM_LIFETIME_SECS  a live stream ends after this long and the
+                                 browser reconnects from where it stood (1800)
+  ONCENOTE_RENAME_MAX_CHARS      the most text one tag rename rewrites (4000000)
   ONCENOTE_WRITE_BATCH           SQLite: writes that may share one commit (64)
   ONCENOTE_SQLITE_MMAP_MB        SQLite: MiB of the file its reads map (0; up to 2047)
   ONCENOTE_DB_POOL_SIZE          PostgreSQL connections per pool (8; two pools)

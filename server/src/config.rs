@@ -48,6 +48,13 @@ pub struct Config {
     /// `ONCENOTE_MAX_CONNECTIONS`: connections open at once; past it a client gets 503.
     /// Lowered at start to what the process's open-file limit leaves room for.
     pub max_connections: usize,
+    /// `ONCENOTE_MAX_CONNECTIONS_PER_ADDRESS`: connections open at once from one client
+    /// address (an IPv6 address counted by its /64); past it the address gets 429. Behind
+    /// a trusted proxy, requests in flight per forwarded address. `0`: no bound.
+    pub max_per_address: usize,
+    /// `ONCENOTE_SEND_TIMEOUT_SECS`: how long an answer may wait for the client to take a
+    /// byte of it before the connection is closed (a client that never reads).
+    pub send_timeout: Duration,
     /// `ONCENOTE_ADMIN_USERNAME` and `ONCENOTE_ADMIN_PASSWORD`: the first admin, made at
     /// the first start (for installs without a person at the keyboard).
     pub admin: Option<(String, Secret)>,
@@ -56,8 +63,10 @@ pub struct Config {
     pub signup_open: bool,
     /// `ONCENOTE_SESSION_DAYS`: a session ends after this long without use.
     pub session_lifetime: Duration,
-    /// `ONCENOTE_SIGN_IN_MAX_FAILURES`: failed sign-ins to one account (and five times as
-    /// many from one address) within `sign_in_window` before the sign-in is locked.
+    /// `ONCENOTE_SIGN_IN_MAX_FAILURES`: failed sign-ins to one account from one address
+    /// within `sign_in_window` before that account is locked at that address (four times as
+    /// many from anywhere lock it everywhere, five times as many from one address to any
+    /// accounts lock the address; see `accounts::limits`).
     pub sign_in_max_failures: i64,
     /// `ONCENOTE_SIGN_IN_WINDOW_SECS`: the window failures are counted in.
     pub sign_in_window: Duration,
@@ -93,6 +102,14 @@ pub struct Config {
     /// `streams-full`. Each holds a connection: by default half of
     /// `ONCENOTE_MAX_CONNECTIONS`, at most 10,000.
     pub streams_max: usize,
+    /// `ONCENOTE_RENAME_MAX_CHARS`: the most text (titles and bodies, in characters) one
+    /// tag rename may rewrite (4,000,000); past it the rename is refused 422
+    /// `rename-too-large`. On SQLite a rename holds every person's writes while it writes.
+    pub rename_max_chars: u64,
+    /// `ONCENOTE_STREAM_LIFETIME_SECS`: a live stream ends after this long (half an hour)
+    /// and the browser opens the next from where it stood; shorter for a proxy that cuts
+    /// long answers, or for the API fuzzer, which reads each stream to its end.
+    pub stream_lifetime: Duration,
     /// `ONCENOTE_FEED_POLL_MS`: how often the live streams' backstop reads every person's
     /// latest seq, for a change no signal announced (a sweep, a notification missed).
     pub feed_poll: Duration,
@@ -245,6 +262,15 @@ pub const FILE_QUOTA_BYTES_DEFAULT: u64 = 1024 * 1024 * 1024;
 /// it saves was not settled by the benchmark on a noisy machine (README).
 pub const SQLITE_MMAP_MB_DEFAULT: u64 = 0;
 
+/// The most text one tag rename may rewrite by default: 40 notes at the longest a note may
+/// be, or 4,000 notes of 1,000 characters (README, "Benchmarking": the writer's time on it).
+pub const RENAME_MAX_CHARS_DEFAULT: u64 = 4_000_000;
+
+/// Connections one client address may hold open by default: a household behind one
+/// address with a few devices and tabs (six connections a browser, a live stream a tab)
+/// stays well inside it; one client cannot take more than a sliver of the 4,096.
+pub const MAX_PER_ADDRESS_DEFAULT: u64 = 64;
+
 /// `ONCENOTE_SQLITE_MMAP_MB` in bytes. SQLite maps at most 2 GiB less 64 KiB (its build's
 /// `SQLITE_MAX_MMAP_SIZE`) and would quietly map less than asked past that: refused here.
 fn sqlite_mmap_bytes(mb: u64) -> anyhow::Result<u64> {
@@ -334,6 +360,9 @@ impl Config {
                 .unwrap_or_default(),
             header_timeout: Duration::from_secs(number("ONCENOTE_HEADER_TIMEOUT_SECS", 10)?.max(1)),
             max_connections: number("ONCENOTE_MAX_CONNECTIONS", 4096)?.clamp(1, 1_000_000) as usize,
+            max_per_address: number("ONCENOTE_MAX_CONNECTIONS_PER_ADDRESS", MAX_PER_ADDRESS_DEFAULT)?
+                .min(1_000_000) as usize,
+            send_timeout: Duration::from_secs(number("ONCENOTE_SEND_TIMEOUT_SECS", 30)?.max(1)),
             body_timeout: Duration::from_secs(number("ONCENOTE_BODY_TIMEOUT_SECS", 30)?.max(1)),
             admin: match (var("ONCENOTE_ADMIN_USERNAME"), var("ONCENOTE_ADMIN_PASSWORD")) {
                 (Some(user), Some(password)) => Some((user, Secret(password))),
@@ -398,6 +427,10 @@ impl Config {
             )?
             .clamp(1, 1_000_000) as usize,
             feed_poll: Duration::from_millis(number("ONCENOTE_FEED_POLL_MS", 2_000)?.clamp(100, 3_600_000)),
+            stream_lifetime: Duration::from_secs(
+                number("ONCENOTE_STREAM_LIFETIME_SECS", 1_800)?.clamp(1, 86_400),
+            ),
+            rename_max_chars: number("ONCENOTE_RENAME_MAX_CHARS", RENAME_MAX_CHARS_DEFAULT)?,
             public_url: var("ONCENOTE_PUBLIC_URL")
                 .map(|url| {
                     let url = url.trim().trim_end_matches('/').to_owned();
@@ -429,6 +462,8 @@ impl Config {
             allowed_hosts: Vec::new(),
             header_timeout: Duration::from_secs(10),
             max_connections: 4096,
+            max_per_address: MAX_PER_ADDRESS_DEFAULT as usize,
+            send_timeout: Duration::from_secs(30),
             body_timeout: Duration::from_secs(30),
             admin: None,
             signup_open: false,
@@ -454,6 +489,8 @@ impl Config {
             streams_per_person: 16,
             streams_max: 10_000,
             feed_poll: Duration::from_millis(2_000),
+            stream_lifetime: Duration::from_secs(1_800),
+            rename_max_chars: RENAME_MAX_CHARS_DEFAULT,
         }
     }
 

@@ -54,6 +54,19 @@ pub enum ApiError {
     ValidationFailed(String),
     #[error("{0}")]
     InvalidQuery(String),
+    /// A tag rename that would rewrite more text than one rename may (it holds every
+    /// write of the database while it runs, on SQLite): nothing was renamed.
+    #[error(
+        "renaming #{from} would rewrite {notes} notes of {chars} characters in all; one rename \
+         rewrites at most {max_chars} characters (ONCENOTE_RENAME_MAX_CHARS): nothing was \
+         renamed. Rename a tag nested under it first, or fewer notes at a time"
+    )]
+    RenameTooLarge {
+        from: String,
+        notes: usize,
+        chars: u64,
+        max_chars: u64,
+    },
     #[error("this Idempotency-Key was already used with a different request")]
     IdempotencyKeyReused,
     /// A late retry of a write that was done, to a note deleted for good since.
@@ -98,7 +111,9 @@ pub enum ApiError {
     #[error("the bytes hash to {actual}, not to the file's name")]
     HashMismatch { actual: String },
     /// An upload that would take the person past their room for files.
-    #[error("this file ({size} bytes) does not fit: {used} of {quota} bytes are used")]
+    #[error(
+        "this file ({size} bytes; each file counts as at least 4 KiB) does not fit: {used} of {quota} bytes are used"
+    )]
     QuotaExceeded { size: u64, used: u64, quota: u64 },
     #[error("this account has as many uploads running as the server allows; retry when one ends")]
     TooManyUploads,
@@ -127,6 +142,11 @@ pub enum ApiError {
     InvalidCredentials,
     #[error("too many failed sign-ins; try again in {} minute(s)", retry_after_secs.div_ceil(60))]
     TooManyAttempts { retry_after_secs: u64 },
+    /// As many attempts as a sign-in limit allows are being checked right now (eight right
+    /// passwords sent at once): nothing failed and nothing is locked, so the answer says
+    /// so and asks for a retry in a second.
+    #[error("too many sign-ins to this account are being checked at once; try again in a second")]
+    AttemptsCrowded,
     #[error("only an admin can do this")]
     AdminOnly,
     /// Unknown, revoked, malformed, or its person disabled: never a fall back to a cookie.
@@ -251,6 +271,10 @@ impl ApiError {
                 ProblemSlug::ValidationFailed,
             ),
             ApiError::InvalidQuery(_) => (StatusCode::BAD_REQUEST, ProblemSlug::InvalidQuery),
+            ApiError::RenameTooLarge { .. } => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                ProblemSlug::RenameTooLarge,
+            ),
             ApiError::DeletedElsewhere(_) => (StatusCode::GONE, ProblemSlug::DeletedElsewhere),
             ApiError::TooManyImports => {
                 (StatusCode::SERVICE_UNAVAILABLE, ProblemSlug::TooManyImports)
@@ -310,7 +334,7 @@ impl ApiError {
             ApiError::InvalidCredentials => {
                 (StatusCode::UNAUTHORIZED, ProblemSlug::InvalidCredentials)
             }
-            ApiError::TooManyAttempts { .. } => {
+            ApiError::TooManyAttempts { .. } | ApiError::AttemptsCrowded => {
                 (StatusCode::TOO_MANY_REQUESTS, ProblemSlug::TooManyAttempts)
             }
             ApiError::AdminOnly => (StatusCode::FORBIDDEN, ProblemSlug::AdminOnly),
@@ -425,7 +449,8 @@ impl IntoResponse for ApiError {
             | ApiError::TooManyImports
             | ApiError::UploadsFull
             | ApiError::ExportsFull
-            | ApiError::StreamsFull => Some(RETRY_AFTER_SECS),
+            | ApiError::StreamsFull
+            | ApiError::AttemptsCrowded => Some(RETRY_AFTER_SECS),
             ApiError::TooManyUploads | ApiError::TooManyExports | ApiError::ImportRunning => {
                 Some(UPLOADS_RETRY_AFTER_SECS)
             }

@@ -14,6 +14,8 @@ use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
 
+use app::worker_caches;
+
 use crate::http::security_headers;
 
 const TEMPLATE: &str = include_str!("offline/sw.js");
@@ -81,11 +83,32 @@ impl ShellBuild {
         let id = serde_json::to_string(&self.id).unwrap_or_else(|_| "\"dev\"".to_owned());
         let policy = serde_json::to_string(&security_headers::page_policy("__NONCE__"))
             .unwrap_or_else(|_| "\"default-src 'none'\"".to_owned());
-        TEMPLATE
+        let script = TEMPLATE
             .replace("\"__BUILD_ID__\"", &id)
             .replace("[\"__PRECACHE__\"]", &precache)
-            .replace("\"__PAGE_POLICY__\"", &policy)
+            .replace("\"__PAGE_POLICY__\"", &policy);
+        // The names the page uses too (it deletes a person's caches when they leave), from
+        // the one place both read them.
+        [
+            ("__PAGES_PREFIX__", worker_caches::PAGES_PREFIX),
+            ("__FILES_PREFIX__", worker_caches::FILES_PREFIX),
+            ("__META_CACHE__", worker_caches::META_CACHE),
+            ("__OWNER_ENTRY__", worker_caches::OWNER_ENTRY),
+            ("__NOBODY__", worker_caches::NOBODY),
+            ("__OWNER_HEADER__", app::api::OWNER_HEADER),
+            ("__KEEP_HEADER__", worker_caches::KEEP_HEADER),
+            ("__KEEP_NEVER__", worker_caches::KEEP_NEVER),
+        ]
+        .into_iter()
+        .fold(script, |script, (placeholder, name)| {
+            script.replace(&format!("\"{placeholder}\""), &json_string(name))
+        })
     }
+}
+
+/// `text` as a JavaScript string literal.
+fn json_string(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_else(|_| "\"\"".to_owned())
 }
 
 /// Where cargo-leptos writes the asset hashes and leptos reads them: beside the running
@@ -137,6 +160,8 @@ mod tests {
         let script = build.script();
         assert!(script.contains(r#"const BUILD = "v2";"#));
         assert!(script.contains(r#""/pkg/oncenote.wasm""#));
+        assert!(script.contains(r#"const PAGES_PREFIX = "oncenote-pages-";"#));
+        assert!(script.contains(r#"const KEEP_HEADER = "x-oncenote-keep";"#));
         // Every placeholder is filled in; only the nonce's, which the worker fills in for
         // each shell it writes, is left.
         assert!(!script.replace("__NONCE__", "").contains("__"));

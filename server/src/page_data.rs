@@ -4,18 +4,23 @@
 use std::sync::Arc;
 
 use app::api::{
-    AccountUser, Note, NotesPage, Revision, SEARCH_PAGE_RESULTS, SearchPage, TagCount, tag_name,
+    AccountUser, Note, NotesPage, Revision, RevisionsPage, SEARCH_PAGE_RESULTS, SearchPage,
+    TagCount, tag_name,
 };
 use app::ssr_context::{Data, Loading, PageData};
 
 use crate::error::ApiError;
+use crate::notes::history::parse_version;
 use crate::notes::rendered::with_html_off_the_runtime;
 use crate::records::cursor::Cursor;
 use crate::search;
 use crate::storage::Store;
+use crate::storage::history::Versions;
 
 /// Notes per page of the list and the trash.
 const PAGE_NOTES: u32 = 50;
+/// Versions per page of a note's history.
+const PAGE_VERSIONS: u32 = 50;
 
 struct StoreData {
     store: Store,
@@ -90,9 +95,34 @@ impl PageData for StoreData {
         })
     }
 
-    fn revisions(&self, id: String) -> Loading<Option<Vec<Revision>>> {
+    fn history(&self, id: String, before: Option<String>) -> Loading<Option<RevisionsPage>> {
         let (store, scope) = (self.store.clone(), self.scope.clone());
-        Box::pin(async move { store.notes().revisions(&scope, &id).await.map_err(shown) })
+        Box::pin(async move {
+            let before = match before.as_deref() {
+                None => i64::MAX,
+                Some(text) => parse_version(text)
+                    .ok_or_else(|| shown(ApiError::InvalidQuery(format!("before={text:?}"))))?,
+            };
+            store
+                .notes()
+                .history(&scope, &id, Versions::Before(before), PAGE_VERSIONS)
+                .await
+                .map_err(shown)
+        })
+    }
+
+    fn revision(&self, id: String, version: String) -> Loading<Option<Revision>> {
+        let (store, scope) = (self.store.clone(), self.scope.clone());
+        Box::pin(async move {
+            let Some(version) = parse_version(&version) else {
+                return Ok(None);
+            };
+            store
+                .notes()
+                .revision(&scope, &id, version)
+                .await
+                .map_err(shown)
+        })
     }
 
     fn tags(&self) -> Loading<Vec<TagCount>> {

@@ -30,6 +30,7 @@ use crate::files::serve::FileBytes;
 use crate::http::client::{ClientAddr, is_https};
 use crate::http::csrf;
 use crate::http::host::{self, AllowedHosts};
+use crate::http::per_address::{self, AddressPlaces, ProxiedRequests};
 use crate::http::{security_headers, server_timing};
 use crate::live::Hub;
 use crate::notes::{form, routes as notes_routes, transfer};
@@ -92,6 +93,9 @@ impl Application {
         let limits = ConnectionLimits {
             header_timeout: config.header_timeout,
             max_connections,
+            max_per_address: config.max_per_address,
+            trusted_proxies: config.trusted_proxies.clone(),
+            send_timeout: config.send_timeout,
         };
         // Streams never take more than half of the connections the server allows (the
         // cap as lowered to the open-file limit).
@@ -213,6 +217,15 @@ pub fn router(state: AppState) -> Router {
             TraceLayer::new_for_http()
                 .on_failure(DefaultOnFailure::new().level(tracing::Level::DEBUG)),
         )
+        // Behind a trusted proxy, each forwarded address's requests in flight are
+        // bounded as the connection loop bounds each address's connections.
+        .layer(axum::middleware::from_fn_with_state(
+            ProxiedRequests {
+                places: AddressPlaces::new(state.config.max_per_address),
+                config: state.config.clone(),
+            },
+            per_address::through_a_proxy,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             AllowedHosts::new(state.config.allowed_hosts.clone()),
             host::check,

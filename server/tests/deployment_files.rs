@@ -459,3 +459,65 @@ fn the_readme_s_quick_start_names_the_image_as_the_third_way_to_run_it() {
         );
     }
 }
+
+/// The value of a systemd unit's `Key=` lines (every one, in order).
+fn unit_values<'a>(unit: &'a str, key: &str) -> Vec<&'a str> {
+    unit.lines()
+        .filter_map(|line| line.trim().strip_prefix(key)?.strip_prefix('='))
+        .collect()
+}
+
+#[test]
+fn both_systemd_units_raise_the_open_file_limit_and_spool_uploads_on_disk() {
+    for (path, writable) in [
+        ("deploy/oncenote.service", "/var/lib/oncenote/"),
+        ("deploy/oncenote@.service", "/var/cache/oncenote/"),
+    ] {
+        let unit = read(path);
+        // At the usual 1024 the connection cap would drop to 896 of the 4,096.
+        assert_eq!(unit_values(&unit, "LimitNOFILE"), ["65536"], "{path}");
+        // PrivateTmp's /tmp is often memory: the spool (about 3 GiB at the limits) is
+        // kept on the unit's own writable directory instead.
+        let spool = unit_values(&unit, "Environment")
+            .into_iter()
+            .find_map(|e| e.strip_prefix("ONCENOTE_SPOOL_DIR="))
+            .unwrap_or_else(|| panic!("{path} names no ONCENOTE_SPOOL_DIR"));
+        assert!(spool.starts_with(writable), "{path}: {spool}");
+        let directories = [
+            unit_values(&unit, "StateDirectory"),
+            unit_values(&unit, "CacheDirectory"),
+        ]
+        .concat();
+        assert!(
+            directories.iter().any(|d| writable
+                .trim_end_matches('/')
+                .ends_with(d.split('/').next().unwrap())),
+            "{path}: systemd makes no writable {writable}"
+        );
+    }
+}
+
+#[test]
+fn the_caddyfiles_let_through_the_largest_import_the_server_takes_and_little_more() {
+    let server_takes = server::notes::transfer::import::IMPORT_MAX_BYTES
+        + server::config::FILE_QUOTA_BYTES_DEFAULT;
+    for path in ["deploy/Caddyfile", "deploy/Caddyfile.replicas"] {
+        let caddyfile = read(path);
+        let block = caddyfile
+            .split("request_body @import {")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{path}: no request_body for @import"));
+        let size = block
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("max_size "))
+            .expect("max_size");
+        let caddy_takes: u64 = match size.strip_suffix("MiB") {
+            Some(mib) => mib.parse::<u64>().unwrap() << 20,
+            None => panic!("{path}: write the import's max_size in MiB, got {size}"),
+        };
+        assert!(
+            caddy_takes >= server_takes && caddy_takes <= server_takes + server_takes / 10,
+            "{path}: Caddy takes {caddy_takes} bytes of an import, the server {server_takes}"
+        );
+    }
+}

@@ -10,6 +10,18 @@ pub const FILES_API_PATH: &str = "/api/files";
 pub const FILES_PATH: &str = "/files";
 /// The largest file by default (`ONCENOTE_FILE_MAX_BYTES`): 25 MiB.
 pub const FILE_MAX_BYTES_DEFAULT: u64 = 25 * 1024 * 1024;
+/// The least a file costs of its person's quota, whatever its size: a file takes a row, a
+/// chunk and a line in every list however few its bytes, and counting only the bytes let
+/// thousands of tiny files cost next to nothing (issue #60). The migration
+/// `20261231000002_files_cost_at_least_4_kib` counted the stored files again with this
+/// value, and every sweep gives back what the insert charged: change it only with a
+/// migration that counts them again.
+pub const FILE_MIN_CHARGE_BYTES: u64 = 4096;
+
+/// What a file of `size` bytes costs of its person's quota.
+pub fn quota_charge(size: u64) -> u64 {
+    size.max(FILE_MIN_CHARGE_BYTES)
+}
 
 /// A stored file, as every answer about one describes it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,13 +42,35 @@ pub struct FileAnswer {
     pub file: FileInfo,
 }
 
-/// The answer to `GET /api/files`: the person's files, newest first, and their room.
+/// The answer to `GET /api/files?limit=&cursor=`: a page of the person's files, newest
+/// first, and their room.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct FileList {
     pub files: Vec<FileInfo>,
+    /// Cursor for the next (older) page, or `None` at the end.
+    pub next: Option<String>,
+    /// What the person's files cost of the quota (each at least
+    /// [`FILE_MIN_CHARGE_BYTES`]).
     pub used_bytes: u64,
     pub quota_bytes: u64,
+    /// How many files the person has, on every page.
+    pub file_count: u64,
+}
+
+impl FileList {
+    /// Adds `page`, read after `cursor`, to the list — if the list still ends there: a
+    /// page that arrives twice (More pressed again while it loaded) is added once.
+    pub fn add_page(&mut self, cursor: &str, page: FileList) {
+        if self.next.as_deref() != Some(cursor) {
+            return;
+        }
+        self.files.extend(page.files);
+        self.next = page.next;
+        self.used_bytes = page.used_bytes;
+        self.quota_bytes = page.quota_bytes;
+        self.file_count = page.file_count;
+    }
 }
 
 /// Whether `name` is a file's name: 64 lower-case hex digits.
@@ -75,6 +109,45 @@ mod tests {
 
     const A: &str = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
     const B: &str = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824";
+
+    #[test]
+    fn a_file_costs_its_bytes_of_the_quota_and_never_less_than_4_kib() {
+        assert_eq!(quota_charge(0), 4096);
+        assert_eq!(quota_charge(3), 4096);
+        assert_eq!(quota_charge(4096), 4096);
+        assert_eq!(quota_charge(4097), 4097);
+        assert_eq!(quota_charge(25 * 1024 * 1024), 25 * 1024 * 1024);
+    }
+
+    fn listed(names: &[&str], next: Option<&str>, count: u64) -> FileList {
+        FileList {
+            files: names
+                .iter()
+                .map(|name| FileInfo {
+                    sha256: (*name).to_owned(),
+                    size: 1,
+                    content_type: "text/plain".into(),
+                    created_at: "2026-12-01T00:00:00.000000Z".into(),
+                })
+                .collect(),
+            next: next.map(str::to_owned),
+            used_bytes: count * 4096,
+            quota_bytes: 1 << 30,
+            file_count: count,
+        }
+    }
+
+    #[test]
+    fn the_next_page_of_files_is_added_once_where_the_list_ends() {
+        let mut list = listed(&["c", "b"], Some("after-b"), 3);
+        list.add_page("after-b", listed(&["a"], None, 4));
+        let names: Vec<&str> = list.files.iter().map(|f| f.sha256.as_str()).collect();
+        assert_eq!(names, ["c", "b", "a"]);
+        assert_eq!((list.next.as_deref(), list.file_count), (None, 4));
+        // The same page again (a second press while the first loaded): nothing twice.
+        list.add_page("after-b", listed(&["a"], None, 4));
+        assert_eq!(list.files.len(), 3);
+    }
 
     #[test]
     fn a_file_name_is_64_lower_case_hex_digits() {

@@ -32,7 +32,8 @@ pub struct ImportReport {
     pub failed: Vec<ImportProblem>,
     /// Files (images, attachments) this import stored.
     pub files: usize,
-    /// The other app's tag names a tag cannot hold, each with the name it was given.
+    /// The other app's tag names a tag cannot hold, each with the name it was given (the
+    /// first 100, each cut to 80 characters).
     pub tags_renamed: Vec<TagMapping>,
 }
 

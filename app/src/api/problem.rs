@@ -60,6 +60,8 @@ problem_slugs! {
     ValidationFailed => "validation-failed",
     /// 400: a query string the route cannot read.
     InvalidQuery => "invalid-query",
+    /// 422: a tag rename that would rewrite more text than one rename may; nothing renamed.
+    RenameTooLarge => "rename-too-large",
     /// 410: a late retry of a write that was done, whose note was deleted for good since.
     DeletedElsewhere => "deleted-elsewhere",
     /// 503: as many imports as the server runs at once are running.

@@ -40,7 +40,7 @@ pub use commands::{
     change_note, discard, edit, press_save, restore_version, tick_task, undo_trash,
 };
 pub use drain::drain as retry_now;
-pub use file_list::load_files;
+pub use file_list::{load_files, load_more_files};
 pub use import::import_file;
 pub use page_events::{resume_draft, start};
 pub use sign_out::confirm_sign_out;

@@ -17,7 +17,9 @@ use send_wrapper::SendWrapper;
 
 use super::search_online::{self, Searched};
 use super::{namespace, offline_copy};
-use crate::api::{AccountUser, Me, Note, NotesPage, Revision, SearchPage, TagCount, tag_name};
+use crate::api::{
+    AccountUser, Me, Note, NotesPage, Revision, RevisionsPage, SearchPage, TagCount, tag_name,
+};
 use crate::offline::{reading, search};
 
 thread_local! {
@@ -109,10 +111,16 @@ pub fn note(id: String) -> Reading<Option<Note>> {
     from_copy(move |all| Ok(reading::note(all, &id)))
 }
 
-pub fn revisions(_id: String) -> Reading<Option<Vec<Revision>>> {
-    from_copy(|_| {
-        Err("A note's history is not kept offline: it opens once the network is back.".to_owned())
-    })
+/// What the history's pages say in the shell: the copy keeps each note as it is now.
+const HISTORY_NOT_KEPT: &str =
+    "A note's history is not kept offline: it opens once the network is back.";
+
+pub fn history(_id: String, _before: Option<String>) -> Reading<Option<RevisionsPage>> {
+    from_copy(|_| Err(HISTORY_NOT_KEPT.to_owned()))
+}
+
+pub fn revision(_id: String, _version: String) -> Reading<Option<Revision>> {
+    from_copy(|_| Err(HISTORY_NOT_KEPT.to_owned()))
 }
 
 /// A search: in the shell, over the copy; on an open page (a search from its search box,

@@ -2,7 +2,8 @@
 //! the notes cache, this tab's draft), the offline copy following the feed, the events
 //! that start a send (`online`, the tab shown again, the slow background retry), other
 //! tabs' changes (`storage`), the warning before closing a tab with something unsaved,
-//! and other devices' writes (`live`).
+//! other devices' writes (`live`), and the worker's kept pages deleted once the page's
+//! person is no longer signed in.
 
 use std::time::Duration;
 
@@ -42,6 +43,7 @@ pub fn start(page: PageState) {
     keep_draft(page.note_editor);
     keep_notes_cache(page);
     offline_copy::follow(page, read_username_from_page());
+    forget_kept_pages_once_gone(page, user);
     connection.now_ms.set(js_sys::Date::now());
     let _ = set_interval_with_handle(
         move || connection.now_ms.set(js_sys::Date::now()),
@@ -107,6 +109,31 @@ pub fn start(page: PageState) {
     file_upload::resume(page);
     drain(page);
     live::start(page);
+}
+
+/// Once the page learns its person is no longer the one signed in on this browser (their
+/// session ended — signed out here or on another device, a new password — or someone else
+/// signed in), the pages and images the service worker kept of them go, and it forgets
+/// them as the person signed in last: else, offline, it would still show their notes to
+/// whoever is at this browser, as no page answer has told it (issue #60). Their unsaved
+/// writes and offline copy stay for when they sign in again. Each time it happens: a
+/// person who signs in again has pages kept anew.
+fn forget_kept_pages_once_gone(page: PageState, user: String) {
+    let connection = page.connection;
+    Effect::new(move |was_gone: Option<bool>| {
+        let gone = connection.session_ended.get() || connection.someone_else_signed_in.get();
+        if gone && was_gone != Some(true) {
+            let user = user.clone();
+            leptos::task::spawn_local(async move {
+                if let Err(error) = service_worker::forget(&user).await {
+                    leptos::logging::warn!(
+                        "the pages kept for offline could not be deleted: {error:?}"
+                    );
+                }
+            });
+        }
+        gone
+    });
 }
 
 /// The signed-in person's name, from a page the server rendered (`<body data-username>`);

@@ -83,6 +83,14 @@ pub fn attach_picked(
 /// Reading the person's files for the account page: only the browser does.
 pub fn load_files(_into: RwSignal<Option<Result<crate::api::FileList, String>>>) {}
 
+/// Reading the next page of them.
+pub fn load_more_files(
+    _into: RwSignal<Option<Result<crate::api::FileList, String>>>,
+    _cursor: String,
+    _failed: RwSignal<Option<String>>,
+) {
+}
+
 /// The account page's tokens: only the browser lists, makes and revokes them.
 pub fn load_tokens(_into: RwSignal<Option<Result<crate::api::TokenList, String>>>) {}
 

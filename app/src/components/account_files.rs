@@ -1,11 +1,12 @@
 //! The account page's files: how much room they take against the quota ("12.3 MiB of
-//! 1 GiB") and each file — its short name (the start of its SHA-256) linked to it, size,
-//! type and when it was stored. Read from `GET /api/files` once the page has hydrated:
-//! the page itself is rendered without them.
+//! 1 GiB used by 3 files", each file counting as at least 4 KiB) and each file — its
+//! short name (the start of its SHA-256) linked to it, size, type and when it was stored.
+//! Read from `GET /api/files` once the page has hydrated, 50 at a time (*More files* adds
+//! the next 50): the page itself is rendered without them.
 
 use leptos::prelude::*;
 
-use crate::api::{FileInfo, FileList, file_href};
+use crate::api::{FILE_MIN_CHARGE_BYTES, FileInfo, FileList, file_href};
 use crate::components::local_time::LocalTime;
 use crate::door;
 
@@ -13,6 +14,7 @@ use crate::door;
 #[component]
 pub fn AccountFiles() -> impl IntoView {
     let list = RwSignal::new(None::<Result<FileList, String>>);
+    let more_failed = RwSignal::new(None::<String>);
     Effect::new(move |_| door::load_files(list));
     view! {
         <h3>"Your files"</h3>
@@ -20,34 +22,57 @@ pub fn AccountFiles() -> impl IntoView {
             {move || match list.get() {
                 None => view! { <p class="muted">"Reading your files…"</p> }.into_any(),
                 Some(Err(why)) => view! { <p class="muted">{why}</p> }.into_any(),
-                Some(Ok(list)) => view! { <FileTable list /> }.into_any(),
+                Some(Ok(shown)) => view! { <FileTable shown list more_failed /> }.into_any(),
             }}
         </div>
     }
 }
 
+/// The files read so far (`shown`, a copy of what `list` holds), and More while the
+/// server has more.
 #[component]
-fn FileTable(list: FileList) -> impl IntoView {
+fn FileTable(
+    shown: FileList,
+    list: RwSignal<Option<Result<FileList, String>>>,
+    more_failed: RwSignal<Option<String>>,
+) -> impl IntoView {
+    let count = shown.file_count;
     let usage = format!(
         "{} of {} used by {} file{}.",
-        size_text(list.used_bytes),
-        size_text(list.quota_bytes),
-        list.files.len(),
-        if list.files.len() == 1 { "" } else { "s" }
+        size_text(shown.used_bytes),
+        size_text(shown.quota_bytes),
+        count,
+        if count == 1 { "" } else { "s" }
     );
-    let rows = list
+    let minimum = format!(
+        "Each file counts as at least {}.",
+        size_text(FILE_MIN_CHARGE_BYTES)
+    );
+    let rows = shown
         .files
         .into_iter()
         .map(|file| view! { <FileRow file /> })
         .collect_view();
+    let more = shown.next.map(|cursor| {
+        view! {
+            <p class="pager">
+                <button type="button" on:click=move |_| {
+                    door::load_more_files(list, cursor.clone(), more_failed)
+                }>"More files"</button>
+            </p>
+        }
+    });
     view! {
         <p data-testid="files-usage">{usage}</p>
+        <p class="muted">{minimum}</p>
         <table class="files">
             <thead>
                 <tr><th scope="col">"File"</th><th scope="col">"Size"</th><th scope="col">"Type"</th><th scope="col">"Stored"</th></tr>
             </thead>
             <tbody>{rows}</tbody>
         </table>
+        {more}
+        {move || more_failed.get().map(|why| view! { <p class="error" role="alert">{why}</p> })}
     }
 }
 

@@ -17,6 +17,11 @@ use crate::data;
 fn explain(code: &str, retry: Option<u64>) -> String {
     match ProblemSlug::parse(code) {
         Some(ProblemSlug::InvalidCredentials) => "The username or the password is wrong.".into(),
+        // A wait of a second is not a lockout: the server was checking as many sign-ins as
+        // it lets through at once (a second tab, a script), and nothing failed.
+        Some(ProblemSlug::TooManyAttempts) if retry.is_some_and(|r| r <= 1) => {
+            "Too many sign-ins at once. Try again in a second.".into()
+        }
         Some(ProblemSlug::TooManyAttempts) => format!(
             "Too many failed sign-ins. Try again in {} minute(s).",
             retry.unwrap_or(900).div_ceil(60)

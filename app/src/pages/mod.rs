@@ -1,5 +1,5 @@
-//! One file per page (route): home, a note, its history, the trash, search, the tags and
-//! one tag.
+//! One file per page (route): home, a note, its history and each of its versions, the
+//! trash, search, the tags and one tag.
 
 pub mod account_forms;
 pub mod history;
@@ -9,6 +9,7 @@ pub mod search;
 pub mod tag;
 pub mod tags;
 pub mod trash;
+pub mod version;
 
 use leptos::prelude::*;
 

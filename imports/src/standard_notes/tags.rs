@@ -1,8 +1,15 @@
 //! What the first pass over a Standard Notes backup learns: each note's tags (tags point
 //! at their notes, not the other way round) and which notes an editor wrote as HTML or
 //! code (older backups say so only on the editor's item).
+//!
+//! What it keeps is bounded twice: in count ([`MAX_REFERENCES`]) and in bytes
+//! ([`MAX_KEPT_BYTES`]: ids, titles and references as the backup spells them), and a
+//! tag's title is cut to what a tag can use. Each tag's path (`parent/child`) is made once
+//! and shared by every note the tag names: a 2 MB title named by 50,000 notes was once
+//! 50,000 copies of it, and took the server down.
 
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use serde_json::Value;
 
@@ -28,6 +35,10 @@ const MAX_REFERENCES: usize = 1_000_000;
 /// Nested tags deeper than this are cut at this many levels.
 const MAX_LEVELS: usize = 32;
 
+/// The most bytes of ids, titles and references pass 1 keeps (a real backup of 10,000
+/// notes under a few hundred tags keeps well under a megabyte).
+pub(super) const MAX_KEPT_BYTES: usize = 64 * 1024 * 1024;
+
 /// A tag item.
 struct Tag {
     title: String,
@@ -44,6 +55,8 @@ pub(super) struct Gathered {
     /// Notes a code editor is associated with.
     pub code_notes: HashSet<String>,
     references: usize,
+    /// Bytes of strings kept so far (against [`MAX_KEPT_BYTES`]).
+    kept_bytes: usize,
     /// An item whose content is encrypted was seen.
     pub encrypted: bool,
     /// Notes whose content could be read: with none, the whole backup is encrypted; with
@@ -82,13 +95,17 @@ impl Gathered {
                         _ => {}
                     }
                 }
-                self.count(notes.len() + 1)?;
-                let title = content
-                    .get("title")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .trim()
-                    .to_owned();
+                let title = crate::names::kept(
+                    content
+                        .get("title")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default(),
+                );
+                let bytes = notes.iter().map(String::len).sum::<usize>()
+                    + parent.as_ref().map_or(0, String::len)
+                    + item.uuid.len()
+                    + title.len();
+                self.count(notes.len() + 1, bytes)?;
                 self.tags.insert(
                     item.uuid,
                     Tag {
@@ -104,10 +121,10 @@ impl Gathered {
                     .or_else(|| content.pointer("/package_info/identifier"))
                     .and_then(Value::as_str)
                     .unwrap_or_default();
-                let set = if HTML_EDITORS.contains(&identifier) {
-                    &mut self.html_notes
+                let html = if HTML_EDITORS.contains(&identifier) {
+                    true
                 } else if CODE_EDITORS.contains(&identifier) {
-                    &mut self.code_notes
+                    false
                 } else {
                     return Ok(());
                 };
@@ -119,43 +136,63 @@ impl Gathered {
                     .filter_map(Value::as_str)
                     .map(str::to_owned)
                     .collect();
-                let n = associated.len();
+                let (n, bytes) = (associated.len(), associated.iter().map(String::len).sum());
+                self.count(n, bytes)?;
+                let set = if html {
+                    &mut self.html_notes
+                } else {
+                    &mut self.code_notes
+                };
                 set.extend(associated);
-                self.count(n)?;
             }
             _ => {}
         }
         Ok(())
     }
 
-    fn count(&mut self, n: usize) -> Result<(), ReadError> {
+    /// Counts `n` more references (or associations) and `bytes` more kept.
+    fn count(&mut self, n: usize, bytes: usize) -> Result<(), ReadError> {
         self.references = self.references.saturating_add(n);
         if self.references > MAX_REFERENCES {
             return Err(ReadError::TooLarge(format!(
                 "the backup's tags name more than {MAX_REFERENCES} notes"
             )));
         }
+        self.kept_bytes = self.kept_bytes.saturating_add(bytes);
+        if self.kept_bytes > MAX_KEPT_BYTES {
+            return Err(ReadError::TooLarge(format!(
+                "the backup's tags and editors take more than {} MiB to remember",
+                MAX_KEPT_BYTES >> 20
+            )));
+        }
         Ok(())
     }
 
-    /// Each note's tags, nested levels joined with `/` (a parent tag's path, then the
-    /// tag's own title, whose dots are the older way of nesting: `business.finance`).
-    pub fn note_tags(&self) -> HashMap<String, Vec<String>> {
-        let mut by_note: HashMap<String, Vec<String>> = HashMap::new();
-        for (uuid, tag) in &self.tags {
-            let path = self.path(uuid);
+    /// Each note's tags (taken out of what was gathered), nested levels joined with `/` (a
+    /// parent tag's path, then the tag's own title, whose dots are the older way of
+    /// nesting: `business.finance`). A tag's path is one string shared by all its notes;
+    /// a note's list may name a path twice (two tags of one title), and is sorted and
+    /// rid of repeats when the note is read ([`note_tags_of`]).
+    pub fn take_note_tags(&mut self) -> HashMap<String, Vec<Rc<str>>> {
+        let paths: HashMap<String, Rc<str>> = self
+            .tags
+            .keys()
+            .map(|uuid| (uuid.clone(), Rc::from(self.path(uuid))))
+            .collect();
+        let mut by_note: HashMap<String, Vec<Rc<str>>> = HashMap::new();
+        for (uuid, tag) in std::mem::take(&mut self.tags) {
+            let path = &paths[&uuid];
             if path.is_empty() {
                 continue;
             }
-            for note in &tag.notes {
-                let tags = by_note.entry(note.clone()).or_default();
-                if !tags.contains(&path) {
-                    tags.push(path.clone());
+            for note in tag.notes {
+                match by_note.get_mut(&note) {
+                    Some(tags) => tags.push(Rc::clone(path)),
+                    None => {
+                        by_note.insert(note, vec![Rc::clone(path)]);
+                    }
                 }
             }
-        }
-        for tags in by_note.values_mut() {
-            tags.sort();
         }
         by_note
     }
@@ -172,12 +209,31 @@ impl Gathered {
             next = tag.parent.as_deref();
         }
         levels.reverse();
-        levels
+        let path = levels
             .into_iter()
             .filter(|l| !l.is_empty())
             .collect::<Vec<_>>()
-            .join("/")
+            .join("/");
+        crate::names::kept(&path)
     }
+}
+
+/// A note's tags as pass 2 hands them over: sorted, each once, and together at most
+/// `max_bytes` (what one note may take).
+pub(super) fn note_tags_of(
+    mut tags: Vec<Rc<str>>,
+    max_bytes: u64,
+) -> Result<Vec<String>, ReadError> {
+    tags.sort_unstable();
+    tags.dedup();
+    let bytes: u64 = tags.iter().map(|t| t.len() as u64).sum();
+    if bytes > max_bytes {
+        return Err(ReadError::TooLarge(format!(
+            "a note of the backup has tags of more than {max_bytes} bytes in all, the most \
+             one note may take"
+        )));
+    }
+    Ok(tags.iter().map(|t| t.to_string()).collect())
 }
 
 /// An item content's `references`.

@@ -354,3 +354,75 @@ fn a_sink_that_stops_ends_the_reading() {
     assert!(matches!(result, Err(ReadError::Stopped)), "{result:?}");
     assert_eq!(sink.notes.len(), 2);
 }
+
+/// A backup of `notes` notes and one tag titled `title` that names each of them and
+/// `phantoms` notes more that the backup does not hold.
+fn tag_bomb(title: &str, notes: usize, phantoms: usize) -> String {
+    // Short ids, as the review's file had: more references fit in one item.
+    let uuid = |n: usize| format!("n{n}");
+    let references: Vec<serde_json::Value> = (0..notes + phantoms)
+        .map(|n| serde_json::json!({"uuid": uuid(n), "content_type": "Note"}))
+        .collect();
+    let mut items = vec![serde_json::json!({
+        "uuid": "tag", "content_type": "Tag",
+        "content": {"title": title, "references": references}
+    })];
+    items.extend((0..notes).map(|n| {
+        serde_json::json!({
+            "uuid": uuid(n), "content_type": "Note",
+            "content": {"title": format!("Note {n}"), "text": "text", "references": []}
+        })
+    }));
+    serde_json::json!({"version": "004", "items": items}).to_string()
+}
+
+#[test]
+fn a_tag_s_long_title_is_cut_and_its_path_shared_by_every_note_it_names() {
+    // The outside review's bomb, smaller: a 2 MB title named by 50,000 notes was once
+    // 100 GB of copies of the title. Its path is now cut and kept once.
+    let json = tag_bomb(&"t".repeat(1_900_000), 3, 50_000);
+    assert!(
+        json.len() < 4 << 20,
+        "within one item's bound: {}",
+        json.len()
+    );
+    let (result, sink) = read_json(&json);
+    result.unwrap();
+    assert_eq!(sink.notes.len(), 3);
+    for note in &sink.notes {
+        assert_eq!(note.tags, ["t".repeat(crate::names::TAG_KEPT_CHARS)]);
+    }
+}
+
+#[test]
+fn what_the_first_pass_keeps_past_its_byte_budget_is_too_large() {
+    // Tags of long ids: each reference counted by its bytes, so a backup of forged ids
+    // stops at the budget instead of growing with the file.
+    let id = "x".repeat(1 << 20);
+    let tags: Vec<serde_json::Value> = (0..70)
+        .map(|n| {
+            serde_json::json!({
+                "uuid": format!("tag-{n}"), "content_type": "Tag",
+                "content": {"title": "t", "references": [{"uuid": id, "content_type": "Note"}]}
+            })
+        })
+        .collect();
+    let json = serde_json::json!({"version": "004", "items": tags}).to_string();
+    let (result, _) = read_json(&json);
+    assert!(
+        matches!(&result, Err(ReadError::TooLarge(m)) if m.contains("to remember")),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn a_note_named_by_two_tags_of_one_title_has_the_tag_once() {
+    let json = r#"{"version":"004","items":[
+        {"uuid":"t1","content_type":"Tag","content":{"title":"Work","references":[{"uuid":"n","content_type":"Note"}]}},
+        {"uuid":"t2","content_type":"Tag","content":{"title":"Work","references":[{"uuid":"n","content_type":"Note"}]}},
+        {"uuid":"n","content_type":"Note","content":{"title":"N","text":"x","references":[]}}
+    ]}"#;
+    let (result, sink) = read_json(json);
+    result.unwrap();
+    assert_eq!(sink.notes[0].tags, ["Work"]);
+}

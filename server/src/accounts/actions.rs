@@ -124,13 +124,15 @@ pub async fn sign_up(
         }
     };
     state.store.accounts().create_user(&user).await?;
-    attempt.kept();
+    attempt.kept().await;
     tracing::info!(username = %user.username, "account made by signing up");
     Ok(user.id)
 }
 
 /// Changes the viewer's password; every session of theirs ends (the caller starts a new
-/// one for the request at hand).
+/// one for the request at hand), and every API token another session made: a session
+/// stolen from the person minted its tokens without the password, and this is how the
+/// person takes them back. The tokens this session made stay (PROTOCOL.md, "API tokens").
 pub async fn change_password(
     state: &AppState,
     viewer: &Viewer,
@@ -165,10 +167,16 @@ pub async fn change_password(
     state
         .store
         .accounts()
-        .set_password(&viewer.user_id, &hash, &timestamp::format(timestamp::now()))
+        .set_password(
+            &viewer.user_id,
+            &hash,
+            &timestamp::format(timestamp::now()),
+            viewer.session(),
+        )
         .await?;
+    // Live streams opened with a session or a token that ended now close.
     super::session::sessions_ended(&state.store, &viewer.user_id).await;
-    tracing::info!(username = %viewer.username, "password changed; every other session ended");
+    tracing::info!(username = %viewer.username, "password changed; every other session, and the tokens they made, ended");
     Ok(())
 }
 

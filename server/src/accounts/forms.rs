@@ -9,7 +9,7 @@
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use serde::Deserialize;
@@ -49,13 +49,14 @@ fn redirect(to: &str, cookie: Option<HeaderValue>) -> Response {
     response
 }
 
-/// Back to a form with the error's code (and, when locked, how long).
+/// Back to a form with the error's code (and, when it must wait, how long).
 fn back(to: &str, error: &ApiError) -> Response {
     error.log(None);
     let (_, slug) = error.status_and_slug();
     let joiner = if to.contains('?') { '&' } else { '?' };
     let retry = match error {
         ApiError::TooManyAttempts { retry_after_secs } => format!("&retry={retry_after_secs}"),
+        ApiError::AttemptsCrowded => "&retry=1".to_owned(),
         _ => String::new(),
     };
     redirect(&format!("{to}{joiner}error={slug}{retry}"), None)
@@ -140,7 +141,18 @@ async fn sign_out(
         }
         session::sessions_ended(&state.store, &viewer.user_id).await;
     }
-    redirect("/sign-in?signed_out=1", Some(clear_cookie(security)))
+    let mut response = redirect("/sign-in?signed_out=1", Some(clear_cookie(security)));
+    // The browser's HTTP cache goes too (issue #60): what an older build sent to be kept a
+    // year without asking (a person's files), and anything else of the person's in it, is
+    // not there for the next person at this browser. Only "cache", never "storage": that
+    // would drop the writes still waiting in localStorage for the person to sign in again
+    // (the worker's caches of the person are deleted by the worker and the page). Browsers
+    // take it on a redirect (Chromium does, checked), in secure contexts (HTTPS, localhost).
+    response.headers_mut().insert(
+        HeaderName::from_static("clear-site-data"),
+        HeaderValue::from_static("\"cache\""),
+    );
+    response
 }
 
 #[derive(Deserialize)]

@@ -1,8 +1,12 @@
 //! Pages that show notes need a signed-in person: anyone else is sent to sign in (or, on a
 //! fresh install with no account yet, to the setup page). Every page also says whose it is
-//! (`X-Oncenote-User`), so the service worker keeps each person's pages apart and never
-//! serves one person's kept pages to another; account pages say `Cache-Control: no-store`
-//! and are never kept.
+//! (`X-Oncenote-User`), so the service worker keeps each person's pages apart, never
+//! serves one person's kept pages to another, and deletes them once a page names someone
+//! else or nobody. Account pages say `X-Oncenote-Keep: never` and are never kept by the
+//! worker. No page rendered for a signed-in person, and no account page, is stored by the
+//! browser's HTTP cache (`Cache-Control: no-store`): after a sign-out, Back and the cache
+//! have nothing of theirs to show the next person at that browser (issue #60). The worker
+//! keeps pages in Cache Storage, which `no-store` does not reach, for reading offline.
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
@@ -10,6 +14,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use app::ssr_context::FeedSeq;
+use app::worker_caches::{KEEP_HEADER, KEEP_NEVER, NOBODY};
 
 use super::Viewer;
 use crate::state::AppState;
@@ -80,17 +85,27 @@ pub async fn pages_need_sign_in(
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("text/html"));
     if is_page_load && is_html {
-        let owner = viewer.map_or("-".to_owned(), |v| v.user_id);
+        let signed_in = viewer.is_some();
+        let owner = viewer.map_or(NOBODY.to_owned(), |v| v.user_id);
+        let headers = response.headers_mut();
         if let Ok(owner) = HeaderValue::from_str(&owner) {
-            response.headers_mut().insert(USER_HEADER, owner);
+            headers.insert(USER_HEADER, owner);
         }
         if never_kept {
-            response
-                .headers_mut()
-                .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            headers.insert(KEEP_HEADER, HeaderValue::from_static(KEEP_NEVER));
+        }
+        if is_never_stored(signed_in, never_kept) {
+            headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
         }
     }
     response
+}
+
+/// Whether the browser's HTTP cache must not store a page: one rendered for a signed-in
+/// person holds their notes (or their name, at least), and an account page one-time links.
+/// A page for nobody that is no account page (none today) may be stored.
+fn is_never_stored(signed_in: bool, never_kept: bool) -> bool {
+    signed_in || never_kept
 }
 
 #[cfg(test)]
@@ -103,6 +118,7 @@ mod tests {
             "/",
             "/notes/abc",
             "/notes/abc/history",
+            "/notes/abc/history/3",
             "/trash",
             "/search",
             "/tags",
@@ -141,5 +157,13 @@ mod tests {
         for path in ["/", "/notes/abc", "/trash", "/search", "/tags", "/tags/a/b"] {
             assert!(!is_never_kept(path), "{path}");
         }
+    }
+
+    #[test]
+    fn every_page_for_a_signed_in_person_and_every_account_page_is_never_stored_by_the_browser() {
+        assert!(is_never_stored(true, false), "a page of notes, signed in");
+        assert!(is_never_stored(true, true), "an account page, signed in");
+        assert!(is_never_stored(false, true), "the sign-in page");
+        assert!(!is_never_stored(false, false));
     }
 }

@@ -5,8 +5,13 @@
 //!   for a name no one has: whether a file exists is not told to anyone else.
 //! - Every answer about a file carries `X-Content-Type-Options: nosniff`,
 //!   `Content-Security-Policy: sandbox` (a document opened from it anyway gets no script,
-//!   no forms, a unique origin), its `ETag` (the name: the bytes never change) and
-//!   `Cache-Control: private, max-age=31536000, immutable`. `If-None-Match` → 304.
+//!   no forms, a unique origin), its `ETag` (the name: the bytes never change),
+//!   `Cache-Control: private, no-cache` and whose it is (`X-Oncenote-User`, for the service
+//!   worker, which keeps an image for its owner only). `If-None-Match` → 304.
+//! - *Not* cached for a year, though the bytes never change (issue #60): a file the
+//!   browser's HTTP cache could serve without asking would be served to whoever uses that
+//!   browser next, past the owner check. `no-cache` has the browser ask each time; the
+//!   owner's ask is a cheap 304 (the owner check runs first, so no one else gets one).
 //! - An image by its bytes (`sniff`) is inline under its sniffed type; anything else is
 //!   `Content-Disposition: attachment`, under its declared type unless a browser could
 //!   run it (then `application/octet-stream`).
@@ -21,7 +26,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use app::api::is_file_name;
+use app::api::{OWNER_HEADER, is_file_name};
 
 use super::range::RangeAsk;
 use super::sniff::{attachment_type, download_name, image_type};
@@ -81,7 +86,7 @@ async fn serve(
     let etag = format!("\"{}\"", file.sha256);
     if matches_etag(headers.get(header::IF_NONE_MATCH), &etag) {
         let mut response = StatusCode::NOT_MODIFIED.into_response();
-        file_headers(response.headers_mut(), &etag);
+        file_headers(response.headers_mut(), &etag, &scope);
         return Ok(response);
     }
     // The first bytes say whether it is an image (a range further on reads them too).
@@ -118,7 +123,7 @@ async fn serve(
         RangeAsk::Unsatisfiable => {
             let mut response = StatusCode::RANGE_NOT_SATISFIABLE.into_response();
             let headers = response.headers_mut();
-            file_headers(headers, &etag);
+            file_headers(headers, &etag, &scope);
             if let Ok(range) = HeaderValue::from_str(&format!("bytes */{}", file.size)) {
                 headers.insert(header::CONTENT_RANGE, range);
             }
@@ -131,11 +136,18 @@ async fn serve(
     let body = if length == 0 {
         Body::empty()
     } else {
-        stream_body(store.clone(), scope, file.clone(), head, first, last)
+        stream_body(
+            store.clone(),
+            scope.clone(),
+            file.clone(),
+            head,
+            first,
+            last,
+        )
     };
     let mut response = (status, body).into_response();
     let headers = response.headers_mut();
-    file_headers(headers, &etag);
+    file_headers(headers, &etag, &scope);
     headers.insert(header::CONTENT_LENGTH, HeaderValue::from(length));
     if status == StatusCode::PARTIAL_CONTENT
         && let Ok(range) = HeaderValue::from_str(&format!("bytes {first}-{last}/{}", file.size))
@@ -151,8 +163,8 @@ async fn serve(
     Ok(response)
 }
 
-/// The headers of every answer about a file.
-fn file_headers(headers: &mut HeaderMap, etag: &str) {
+/// The headers of every answer about a file, whose owner is `owner`.
+fn file_headers(headers: &mut HeaderMap, etag: &str, owner: &str) {
     headers.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
@@ -163,11 +175,14 @@ fn file_headers(headers: &mut HeaderMap, etag: &str) {
     );
     headers.insert(
         header::CACHE_CONTROL,
-        HeaderValue::from_static("private, max-age=31536000, immutable"),
+        HeaderValue::from_static("private, no-cache"),
     );
     headers.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
     if let Ok(etag) = HeaderValue::from_str(etag) {
         headers.insert(header::ETAG, etag);
+    }
+    if let Ok(owner) = HeaderValue::from_str(owner) {
+        headers.insert(OWNER_HEADER, owner);
     }
 }
 

@@ -35,7 +35,7 @@ use futures::StreamExt;
 use sha2::{Digest, Sha256};
 use tokio::time::Instant;
 
-use app::api::{FileAnswer, IDEMPOTENT_REPLAYED_HEADER, file_href, is_file_name};
+use app::api::{FileAnswer, IDEMPOTENT_REPLAYED_HEADER, file_href, is_file_name, quota_charge};
 
 use super::sniff::declared_type;
 use super::spool::SpoolFile;
@@ -92,9 +92,10 @@ async fn upload(
     let quota = state.config.file_quota_bytes;
     if let Some(length) = declared_length(headers) {
         // A cheap read, no lock: a file that cannot fit is refused before its body is
-        // read (the insert's transaction checks again, for uploads racing this one).
+        // read (the insert's transaction checks again, for uploads racing this one). It
+        // costs what the insert would charge: its size, at least 4 KiB.
         let used = state.store.files().used_bytes(scope).await?;
-        if used.saturating_add(length) > quota {
+        if used.saturating_add(quota_charge(length)) > quota {
             return Err(ApiError::QuotaExceeded {
                 size: length,
                 used,

@@ -26,8 +26,9 @@ pub const IMPORTS_PER_PERSON: usize = 1;
 pub struct Uploads {
     pub limits: Arc<UploadLimits>,
     pub spool: Spool,
-    /// The places of imports, held from before the upload is spooled until the import
-    /// has stopped reading it (not only until its request ends).
+    /// The places of imports, held from when the upload is spooled (while it arrives it
+    /// holds an upload's place) until the import has stopped reading it (not only until
+    /// its request ends).
     pub imports: Arc<UploadLimits>,
     /// The places of exports, held from before the spool is written until the answer's
     /// body is sent (or dropped).

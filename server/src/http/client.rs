@@ -29,6 +29,22 @@ pub fn client_ip(headers: &HeaderMap, peer: Option<ClientAddr>, config: &Config)
         .unwrap_or(peer_ip)
 }
 
+/// The address limits count a client under: an IPv4 address as it is, an IPv6 address
+/// by its /64 (one household or server gets a whole /64; counting single IPv6 addresses
+/// would give one client 2^64 counts), an IPv4 address mapped into IPv6 as IPv4.
+pub fn counted_address(client: IpAddr) -> IpAddr {
+    match client {
+        IpAddr::V4(_) => client,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let s = v6.segments();
+                IpAddr::V6(std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
+            }
+        },
+    }
+}
+
 /// Whether the request reached the server over HTTPS: the public address says so, or a
 /// trusted proxy does.
 pub fn is_https(headers: &HeaderMap, peer: Option<ClientAddr>, config: &Config) -> bool {

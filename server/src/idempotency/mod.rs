@@ -14,4 +14,4 @@ pub use crate::records::{
 };
 pub use gate::{KeyGates, Pass};
 pub use pipeline::{Operation, Outcome, Pipeline, Rules, execute};
-pub use request::{Payload, write_request};
+pub use request::{Payload, prepared_write_request, write_request};

@@ -33,6 +33,34 @@ pub async fn write_request<O: Operation + Send + 'static>(
     parse: impl FnOnce(&Bytes) -> Result<O, ApiError>,
     answer: fn(&O::Done) -> Result<StoredAnswer, ApiError>,
 ) -> Response {
+    prepared_write_request(
+        state,
+        scope,
+        headers,
+        body,
+        payload,
+        parse,
+        async |o| Ok(o),
+        answer,
+    )
+    .await
+}
+
+/// [`write_request`], with a step between the parsing and the pipeline: `prepare` reads
+/// and works out what the write needs, outside its transaction, so that the write holds
+/// the database (on SQLite, every write of everyone) only for the writing (a tag rename
+/// parses every note it rewrites here). What it prepared is checked again inside.
+#[allow(clippy::too_many_arguments)]
+pub async fn prepared_write_request<P, O: Operation + Send + 'static>(
+    state: &AppState,
+    scope: &str,
+    headers: &HeaderMap,
+    body: Body,
+    payload: Payload,
+    parse: impl FnOnce(&Bytes) -> Result<P, ApiError>,
+    prepare: impl AsyncFnOnce(P) -> Result<O, ApiError>,
+    answer: fn(&O::Done) -> Result<StoredAnswer, ApiError>,
+) -> Response {
     let mut key = None;
     let result = async {
         let bytes = read_limited(headers, body, state.config.body_timeout).await?;
@@ -42,7 +70,8 @@ pub async fn write_request<O: Operation + Send + 'static>(
         if payload == Payload::Json {
             require_json(headers)?;
         }
-        let operation = parse(&bytes)?;
+        let parsed = parse(&bytes)?;
+        let operation = prepare(parsed).await?;
         let answer = execute(state.pipeline(), scope, &found, operation, answer).await?;
         if answer.replayed {
             tracing::info!(status = answer.stored.status, "replayed a stored answer");

@@ -138,6 +138,7 @@ async fn follow_events(
         via: viewer.via,
         cursor,
         place,
+        lifetime: state.config.stream_lifetime,
     });
     let mut response = Sse::new(events)
         .keep_alive(KeepAlive::new().interval(KEEP_ALIVE))

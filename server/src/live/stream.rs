@@ -9,9 +9,10 @@
 //!
 //! It ends: when the session or token ends (`signed-out`, checked when the person's
 //! sessions change — a sign-out, a new password, a revoked token — and every
-//! [`SESSION_CHECK`], never at each write's wake-up); after [`LIFETIME`] (the browser reconnects from its last id, so a
-//! half-open connection never holds a place for long); when the feed no longer covers its
-//! cursor (the reconnect is told 410); and at shutdown.
+//! [`SESSION_CHECK`], never at each write's wake-up); after its lifetime
+//! (`ONCENOTE_STREAM_LIFETIME_SECS`, half an hour: the browser reconnects from its last
+//! id, so a half-open connection never holds a place for long); when the feed no longer
+//! covers its cursor (the reconnect is told 410); and at shutdown.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -33,8 +34,6 @@ use crate::timestamp;
 pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// How often a stream that was not woken checks its session anyway.
 const SESSION_CHECK: Duration = Duration::from_secs(30);
-/// A stream ends after this long; the browser opens the next from its last id.
-const LIFETIME: Duration = Duration::from_secs(30 * 60);
 /// Changes read from the feed at a time.
 const PAGE: u32 = 100;
 /// How long to wait before reading again after the database failed: doubling, up to
@@ -53,6 +52,8 @@ pub struct Follow {
     /// The last seq sent (or the one the client asked to start after).
     pub cursor: i64,
     pub place: Place,
+    /// The stream ends after this long; the browser opens the next from its last id.
+    pub lifetime: Duration,
 }
 
 struct Running {
@@ -83,11 +84,12 @@ pub fn events(follow: Follow) -> impl Stream<Item = Result<Event, Infallible>> {
             .retry(RECONNECT)
             .comment("live"),
     );
+    let ends_at = Instant::now() + follow.lifetime;
     let running = Running {
         follow,
         pending,
         done: false,
-        ends_at: Instant::now() + LIFETIME,
+        ends_at,
         must_read: true,
         woken: false,
         db_wait: DB_RETRY,

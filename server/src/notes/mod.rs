@@ -17,6 +17,7 @@ pub mod create;
 pub mod edit;
 pub mod edit_plan;
 pub mod form;
+pub mod history;
 pub mod lifecycle;
 pub mod merge;
 pub mod new_note;

@@ -3,7 +3,8 @@
 //!
 //! - `POST /api/notes` create · `GET /api/notes` list (not in the trash)
 //! - `GET /api/notes/{id}` · `PATCH` edit · `DELETE` to the trash (`?permanent=true`: for good)
-//! - `POST /api/notes/{id}/restore` · `GET /api/notes/{id}/revisions` · `GET /api/trash`
+//! - `POST /api/notes/{id}/restore` · `GET /api/trash`
+//! - `GET /api/notes/{id}/revisions` and `…/revisions/{version}`: its history (`history`)
 
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -13,13 +14,14 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
 
-use app::api::{NOTES_PATH, NewNote, NoteEdit, Revisions, tag_name};
+use app::api::{NOTES_PATH, NewNote, NoteEdit, tag_name};
 
 use super::answers::{self, etag};
 use super::changes::ValidNoteEdit;
 use super::changes::{IfMatch, Lifecycle, ValidLifecycle};
 use super::create::CreateNote;
 use super::edit::EditNote;
+use super::history;
 use super::lifecycle::ChangeLifecycle;
 use super::new_note::ValidNewNote;
 use super::patch::PatchNote;
@@ -49,7 +51,11 @@ pub fn router() -> Router<AppState> {
         .route("/api/notes/{id}/restore", allow(post(restore_note), "POST"))
         .route(
             "/api/notes/{id}/revisions",
-            allow(get(list_revisions), "GET"),
+            allow(get(history::list_revisions), "GET"),
+        )
+        .route(
+            "/api/notes/{id}/revisions/{version}",
+            allow(get(history::get_revision), "GET"),
         )
         .route("/api/trash", allow(get(list_trash), "GET"))
 }
@@ -261,18 +267,6 @@ async fn get_note(
             let note = rendered::with_html_off_the_runtime(note).await;
             Ok(([(header::ETAG, tag)], axum::Json(note)).into_response())
         }
-        None => Err(ApiError::NotFound(format!("no note has the id {id:?}"))),
-    }
-}
-
-/// `GET /api/notes/{id}/revisions`: every accepted write, oldest first.
-async fn list_revisions(
-    State(state): State<AppState>,
-    SignedIn(viewer): SignedIn,
-    Path(id): Path<String>,
-) -> Result<Response, ApiError> {
-    match state.store.notes().revisions(&viewer.user_id, &id).await? {
-        Some(revisions) => Ok(axum::Json(Revisions { revisions }).into_response()),
         None => Err(ApiError::NotFound(format!("no note has the id {id:?}"))),
     }
 }

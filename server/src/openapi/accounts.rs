@@ -59,7 +59,7 @@ pub struct UserList {
         (status = 400, description = "`invalid-json`.", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "`invalid-credentials`.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`validation-failed`.", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "`too-many-attempts`: too many failed sign-ins; see `Retry-After`.", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`too-many-attempts`: too many failed sign-ins to this account from this address (or from anywhere, or from this address to any account) — `Retry-After` is the lockout left; or, with `Retry-After: 1` and nothing locked, as many sign-ins as the limit allows are being checked at once.", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub fn sign_in() {}
@@ -86,14 +86,14 @@ pub fn me() {}
 /// `PUT /api/me/password`.
 #[utoipa::path(
     put, path = "/api/me/password", tag = "accounts",
-    summary = "Change the password: every session ends, this request gets a new one",
+    summary = "Change the password: every session ends (this request gets a new one), and so does every API token another session made",
     request_body(content = PasswordChange, content_type = "application/json"),
     responses(
         (status = 204, description = "Changed.", headers(("Set-Cookie" = String, description = "The new session cookie."))),
         (status = 400, description = "`invalid-json`.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`wrong-password`: the current password is wrong.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`validation-failed`: a new password outside the bounds.", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "`too-many-attempts`.", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`too-many-attempts`: too many wrong current passwords (`Retry-After` is the lockout left), or as many checks as the limit allows are running at once (`Retry-After: 1`, nothing locked).", body = Problem, content_type = "application/problem+json"),
     ),
     security(("session" = []))
 )]

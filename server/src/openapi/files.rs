@@ -8,8 +8,17 @@ use super::bytes::RawBytes;
 /// `GET /api/files`.
 #[utoipa::path(
     get, path = "/api/files", tag = "files",
-    summary = "The person's files, newest first, and their room for files",
-    responses((status = 200, description = "The files.", body = FileList)),
+    summary = "The person's files, newest first, a page at a time, and their room for files",
+    description = "`used_bytes` counts each file as at least 4 KiB; `file_count` is every \
+                   file, on every page. `next` is the cursor for the page after, null on the last.",
+    params(
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 200, description = "Files on a page, 1–200 (default 50)."),
+        ("cursor" = Option<String>, Query, description = "The `next` of the page before."),
+    ),
+    responses(
+        (status = 200, description = "A page of files.", body = FileList),
+        (status = 400, description = "`invalid-query`.", body = Problem, content_type = "application/problem+json"),
+    ),
     security(("session" = []), ("bearer" = []))
 )]
 pub fn list_files() {}

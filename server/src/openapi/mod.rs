@@ -42,7 +42,8 @@ pub const OPENAPI_PATH: &str = "/api/openapi.json";
     ),
     paths(
         notes::list_notes, notes::create_note, notes::get_note, notes::edit_note,
-        notes::delete_note, notes::restore_note, notes::list_revisions, notes::list_trash,
+        notes::delete_note, notes::restore_note, notes::list_revisions, notes::get_revision,
+        notes::list_trash,
         tags::list_tags, tags::rename_tag,
         search::search,
         changes::list_changes, changes::follow_events,
@@ -66,6 +67,7 @@ pub fn document() -> Bytes {
         .get_or_init(|| {
             let mut value = serde_json::to_value(ApiDoc::openapi()).unwrap_or_default();
             problems::annotate(&mut value);
+            changes::describe_events(&mut value);
             Bytes::from(serde_json::to_vec(&value).unwrap_or_default())
         })
         .clone()

@@ -3,7 +3,9 @@
 //! A problem answer's description names its slugs in backticks: `problems::Problems`
 //! turns them into the schema's `type` values (see `problems.rs`).
 
-use app::api::{EditAnswer, NewNote, Note, NoteAnswer, NoteEdit, NotesPage, Problem, Revisions};
+use app::api::{
+    EditAnswer, NewNote, Note, NoteAnswer, NoteEdit, NotesPage, Problem, Revision, RevisionsPage,
+};
 use utoipa::openapi::schema::{AnyOfBuilder, Schema};
 use utoipa::openapi::{Ref, RefOr};
 use utoipa::{PartialSchema, ToSchema};
@@ -171,15 +173,39 @@ pub fn restore_note() {}
 /// `GET /api/notes/{id}/revisions`.
 #[utoipa::path(
     get, path = "/api/notes/{id}/revisions", tag = "notes",
-    summary = "Every accepted write of a note, oldest first",
-    params(("id" = String, Path, description = "The note's id.")),
+    summary = "A note's history, oldest first, a page at a time",
+    description = "One item per accepted write, without its body (`GET \
+                   /api/notes/{id}/revisions/{version}` has it). `next` is the cursor for the \
+                   page after, null on the last.",
+    params(
+        ("id" = String, Path, description = "The note's id."),
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 200, description = "Versions on a page, 1–200 (default 50)."),
+        ("cursor" = Option<String>, Query, description = "The `next` of the page before (the last version it listed)."),
+    ),
     responses(
-        (status = 200, description = "The revisions.", body = Revisions),
+        (status = 200, description = "A page of versions.", body = RevisionsPage),
+        (status = 400, description = "`invalid-query`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`not-found`.", body = Problem, content_type = "application/problem+json"),
     ),
     security(("session" = []), ("bearer" = []))
 )]
 pub fn list_revisions() {}
+
+/// `GET /api/notes/{id}/revisions/{version}`.
+#[utoipa::path(
+    get, path = "/api/notes/{id}/revisions/{version}", tag = "notes",
+    summary = "One version of a note, with its body",
+    params(
+        ("id" = String, Path, description = "The note's id."),
+        ("version" = String, Path, description = "The version, a whole number from 1."),
+    ),
+    responses(
+        (status = 200, description = "The version.", body = Revision),
+        (status = 404, description = "`not-found`: no such note, or no such version of it.", body = Problem, content_type = "application/problem+json"),
+    ),
+    security(("session" = []), ("bearer" = []))
+)]
+pub fn get_revision() {}
 
 /// `GET /api/trash`.
 #[utoipa::path(

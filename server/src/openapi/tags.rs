@@ -24,7 +24,7 @@ pub fn list_tags() {}
         (status = 200, description = "How many notes changed.", body = TagRenamed),
         (status = 400, description = "`missing-idempotency-key`, `invalid-idempotency-key` or `invalid-json`.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`idempotency-key-in-use` or `signed-in-as-someone-else`.", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`validation-failed` (a name that is not a tag) or `idempotency-key-reused`.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`validation-failed` (a name that is not a tag), `rename-too-large` (more text than one rename rewrites; nothing renamed) or `idempotency-key-reused`.", body = Problem, content_type = "application/problem+json"),
     ),
     security(("session" = []), ("bearer" = []))
 )]

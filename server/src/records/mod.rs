@@ -6,6 +6,7 @@
 mod answer;
 mod claim;
 pub mod cursor;
+pub mod file_cursor;
 mod fingerprint;
 mod key;
 mod people;

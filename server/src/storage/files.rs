@@ -20,6 +20,8 @@
 //! split one backup into two that can disagree and need its own orphan sweep; that is what
 //! the anchors' trackers show going wrong, so we do not.
 
+use crate::records::file_cursor::FileCursor;
+
 /// The bytes of one `file_chunks` row (the last chunk of a file may be shorter).
 pub const FILE_CHUNK_BYTES: usize = 256 * 1024;
 
@@ -40,6 +42,40 @@ impl From<StoredFile> for app::api::FileInfo {
             size: file.size,
             content_type: file.content_type,
             created_at: file.created_at,
+        }
+    }
+}
+
+/// A page of a person's files, newest first, with what all of them take.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FilePage {
+    pub files: Vec<StoredFile>,
+    /// Where the next page starts, if another follows.
+    pub next: Option<FileCursor>,
+    /// What all the person's files cost of their quota.
+    pub used_bytes: u64,
+    /// How many files the person has in all.
+    pub file_count: u64,
+}
+
+impl FilePage {
+    /// A page from `limit + 1` files read newest first: the extra one, if there, says that
+    /// another page follows, which starts after the last one kept.
+    pub fn of(mut files: Vec<StoredFile>, limit: u32, used_bytes: u64, file_count: u64) -> Self {
+        let next = if files.len() > limit as usize {
+            files.truncate(limit as usize);
+            files.last().map(|f| FileCursor {
+                at: f.created_at.clone(),
+                sha256: f.sha256.clone(),
+            })
+        } else {
+            None
+        };
+        Self {
+            files,
+            next,
+            used_bytes,
+            file_count,
         }
     }
 }

@@ -11,6 +11,7 @@
 pub mod error;
 pub mod feed;
 pub mod files;
+pub mod history;
 pub mod postgres;
 mod rows;
 pub mod sqlite;
@@ -98,6 +99,15 @@ pub enum PastWrite {
     Deleted { note_id: String, kind: RevisionKind },
     /// A tag renamed in every note that had it (its record outlives the key's row).
     TagRename,
+}
+
+/// What a tag rename would rewrite, read before its write (`Tags::tagged_for_rename`).
+#[derive(Debug)]
+pub enum TaggedRead {
+    /// The notes tagged, oldest first.
+    Notes(Vec<Note>),
+    /// More text than the rename may rewrite: how many notes, and their characters.
+    TooLarge { notes: usize, chars: u64 },
 }
 
 /// A revision about to be written.
@@ -198,13 +208,14 @@ pub trait NoteWrites {
         at: &str,
     ) -> impl Future<Output = Result<(), StorageError>> + Send;
 
-    /// Every note (in the trash or not) tagged `tag` or a tag nested under it, oldest
-    /// first, held for this transaction.
-    fn tagged(
+    /// The id and version of every note (in the trash or not) tagged `tag` or a tag
+    /// nested under it, oldest first, held for this transaction: what a rename prepared
+    /// outside it (`Tags::tagged_for_rename`) is checked against.
+    fn tagged_versions(
         &mut self,
         scope: &str,
         tag: &str,
-    ) -> impl Future<Output = Result<Vec<Note>, StorageError>> + Send;
+    ) -> impl Future<Output = Result<Vec<(String, i64)>, StorageError>> + Send;
 
     /// What a rename under `key` did (how many notes it changed), with its request's
     /// fingerprint: kept past the key's idempotency row, for a late retry.

@@ -1,7 +1,7 @@
 //! What both databases read back the same way: a note's and a revision's columns, and
 //! the names revisions are stored under.
 
-use app::api::{Note, Revision, RevisionKind};
+use app::api::{Note, Revision, RevisionKind, RevisionSummary};
 
 use crate::records::{Fingerprint, User};
 use crate::storage::{PastWrite, StorageError};
@@ -103,12 +103,42 @@ impl TryFrom<RevisionRow> for Revision {
     }
 }
 
-/// A note's tags, found again in its text: storage keeps what the text says, whatever
-/// the caller thought (the note's `tags` must agree; tests catch one that does not).
+/// The columns of a version as the history lists it, in `RevisionSummaryRow`'s order.
+pub const REVISION_SUMMARY_COLUMNS: &str = "version, title, created_at, kind";
+
+#[derive(sqlx::FromRow)]
+pub struct RevisionSummaryRow {
+    version: i64,
+    title: String,
+    created_at: String,
+    kind: String,
+}
+
+impl TryFrom<RevisionSummaryRow> for RevisionSummary {
+    type Error = StorageError;
+
+    fn try_from(row: RevisionSummaryRow) -> Result<Self, StorageError> {
+        Ok(RevisionSummary {
+            version: row.version,
+            title: row.title,
+            created_at: row.created_at,
+            kind: revision_kind(&row.kind)?,
+        })
+    }
+}
+
+/// A note's tags as its writer found them in its text. Not found again here: that is a
+/// full Markdown parse of up to 100,000 characters inside the write (on SQLite, while
+/// every person's writes wait), and every writer has just made them. The test build
+/// checks they agree with the text on every write.
 pub fn tags_of(note: &Note) -> Vec<String> {
-    let tags = crate::text::tags::of_note(&note.title, &note.body);
-    debug_assert_eq!(tags, note.tags, "the tags of note {}", note.id);
-    tags
+    debug_assert_eq!(
+        crate::text::tags::of_note(&note.title, &note.body),
+        note.tags,
+        "the tags of note {}",
+        note.id
+    );
+    note.tags.clone()
 }
 
 /// The files a note's title and body refer to (`/files/{sha256}`), each once: the rows

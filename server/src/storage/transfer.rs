@@ -91,7 +91,7 @@ const BEFORE_NOTES: [Plain; 6] = [
     },
     Plain {
         table: "api_tokens",
-        columns: "id, user_id, name, digest, created_at, last_used_at",
+        columns: "id, user_id, name, digest, created_at, last_used_at, made_by",
         booleans: &[],
         integers: &[],
         int4: &[],

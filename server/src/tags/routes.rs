@@ -14,7 +14,7 @@ use crate::accounts::session::SignedIn;
 use crate::error::ApiError;
 use crate::http::body::parse_json;
 use crate::http::routing::allow;
-use crate::idempotency::{Payload, StoredAnswer, write_request};
+use crate::idempotency::{Payload, StoredAnswer, prepared_write_request};
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -40,16 +40,19 @@ async fn rename_tag(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    write_request(
+    let scope = &viewer.user_id;
+    let max_chars = state.config.rename_max_chars;
+    prepared_write_request(
         &state,
-        &viewer.user_id,
+        scope,
         &headers,
         body,
         Payload::Json,
         |bytes| {
             let request: TagRename = parse_json(bytes, "a tag rename")?;
-            Ok(RenameTag(ValidRename::parse(request)?))
+            ValidRename::parse(request)
         },
+        async |rename| RenameTag::prepare(&state.store, scope, rename, max_chars).await,
         renamed,
     )
     .await

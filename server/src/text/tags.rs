@@ -43,10 +43,15 @@ pub fn in_plain_text(text: &str) -> Vec<TagAt> {
     if !text.contains('#') {
         return Vec::new();
     }
-    let links: Vec<Range<usize>> = addresses::in_text(text)
+    let mut links: Vec<Range<usize>> = addresses::in_text(text)
         .into_iter()
         .map(|a| a.range)
         .collect();
+    links.sort_by_key(|l| l.start);
+    // The first address that does not end before the `#` looked at: the text is walked
+    // once, and so are its addresses (a search of every address for every `#` made a
+    // note of thousands of each cost millions of steps, several times a write).
+    let mut next_link = 0;
     let mut found = Vec::new();
     let mut prev: Option<char> = None;
     let mut skip_to = 0;
@@ -56,16 +61,19 @@ pub fn in_plain_text(text: &str) -> Vec<TagAt> {
         if c != '#' || at < skip_to || before.is_some_and(joins_word) {
             continue;
         }
-        if links.iter().any(|l| l.contains(&at)) {
+        while links.get(next_link).is_some_and(|l| l.end <= at) {
+            next_link += 1;
+        }
+        // Addresses do not overlap: only this one can hold the `#`, or start after it.
+        let link = links.get(next_link);
+        if link.is_some_and(|l| l.contains(&at)) {
             continue;
         }
         let mut run = name_run(&text[at + 1..]);
         // A tag ends where an address begins: `#todo/https://e.com` is `todo`.
-        if let Some(address) = links
-            .iter()
+        if let Some(address) = link
             .map(|l| l.start)
             .filter(|start| *start > at && *start <= at + run.len())
-            .min()
         {
             run = run[..address - at - 1].trim_end_matches('/');
         }

@@ -362,6 +362,25 @@ async fn a_stream_says_signed_out_and_closes_when_its_session_ends() {
 }
 
 #[tokio::test]
+async fn a_stream_ends_after_the_configured_lifetime_with_what_it_sent_and_resumes_from_its_id() {
+    let app = spawn_app_with(|config| config.stream_lifetime = Duration::from_secs(2)).await;
+    let mut stream = EventStream::open(&app.client, &app.address, Some(0), None).await;
+    app.create("Before the end", "x").await;
+    let sent = stream.expect(SOON).await.change().seq;
+    // Ends by itself, within its lifetime and a little.
+    assert!(matches!(
+        stream.next(Duration::from_secs(5)).await,
+        Next::Ended
+    ));
+    // The reconnect from its last id misses nothing.
+    let after = app.create("After the end", "x").await;
+    let mut next = EventStream::open(&app.client, &app.address, None, Some(sent)).await;
+    let change = next.expect(SOON).await.change();
+    assert!(change.seq > sent);
+    assert_eq!(change.note_id, after.id);
+}
+
+#[tokio::test]
 async fn streams_past_a_persons_cap_are_refused_and_a_closed_one_frees_its_place() {
     let app = spawn_app_with(|config| config.streams_per_person = 2).await;
     let first = EventStream::open(&app.client, &app.address, None, None).await;

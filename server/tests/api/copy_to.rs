@@ -183,7 +183,7 @@ async fn a_sqlite_install_copied_to_postgres_keeps_every_note_key_and_session_an
         .await
         .unwrap();
     assert_eq!(late.headers()[IDEMPOTENT_REPLAYED_HEADER], "true");
-    let history: app::api::Revisions = client
+    let history: app::api::RevisionsPage = client
         .get(new.url(&format!("/api/notes/{}/revisions", edited.id)))
         .send()
         .await
@@ -274,6 +274,16 @@ async fn a_token_revoked_after_a_first_copy_stays_revoked_when_copying_again() {
         .await
         .unwrap();
     assert_eq!(ids, [kept.id]);
+    // So is the session that made it: a password change tells it from other sessions'.
+    let made_by: Option<String> = sqlx::query_scalar("SELECT made_by FROM api_tokens")
+        .fetch_one(&new.pool)
+        .await
+        .unwrap();
+    let session = old.session.as_deref().expect("the admin's session");
+    assert_eq!(
+        made_by,
+        Some(hex::encode(Sha256::digest(session.as_bytes())))
+    );
 }
 
 #[tokio::test]

@@ -76,6 +76,11 @@ async fn chunk_count(app: &TestApp, sha256: &str) -> i64 {
         .unwrap()
 }
 
+/// What a file of `bytes` costs of its person's quota (at least 4 KiB).
+fn charge(bytes: &[u8]) -> i64 {
+    app::api::quota_charge(bytes.len() as u64) as i64
+}
+
 /// The admin's usage (the only person with files here).
 async fn used_bytes(app: &TestApp) -> i64 {
     let used: Option<i64> = sqlx::query_scalar("SELECT used_bytes FROM file_usage")
@@ -120,7 +125,7 @@ async fn a_file_no_note_refers_to_is_swept_after_the_grace_with_its_bytes_and_it
     let kept = file_bytes("kept");
     let kept_name = upload(&app, &kept).await;
     app.create("Board", &image_markdown(&kept_name)).await;
-    assert_eq!(used_bytes(&app).await, (unused.len() + kept.len()) as i64);
+    assert_eq!(used_bytes(&app).await, charge(&unused) + charge(&kept));
 
     // Inside the grace: a sweep keeps it.
     sweep_once(&app).await;
@@ -140,11 +145,7 @@ async fn a_file_no_note_refers_to_is_swept_after_the_grace_with_its_bytes_and_it
     );
     assert!(is_stored(&app, &kept_name).await, "a referred file went");
     assert_eq!(app.get(&format!("/files/{kept_name}")).await.status(), 200);
-    assert_eq!(
-        used_bytes(&app).await,
-        kept.len() as i64,
-        "the usage is exact"
-    );
+    assert_eq!(used_bytes(&app).await, charge(&kept), "the usage is exact");
 }
 
 #[tokio::test]
@@ -220,7 +221,7 @@ async fn deleting_for_good_the_only_note_that_refers_to_a_file_lets_it_be_swept_
     age(&app, &name).await;
     sweep_once(&app).await;
     assert!(!is_stored(&app, &name).await, "not swept after its grace");
-    assert_eq!(used_bytes(&app).await, before - bytes.len() as i64);
+    assert_eq!(used_bytes(&app).await, before - charge(&bytes));
 }
 
 #[tokio::test]
@@ -299,4 +300,20 @@ async fn every_write_that_refers_to_a_file_marks_it_seen_so_a_racing_sweep_keeps
         last_seen_at(&app, &name).await.as_str() > aged,
         "a move to the trash"
     );
+}
+
+#[tokio::test]
+async fn a_sweep_gives_back_exactly_what_each_file_was_charged() {
+    // A file is charged at least 4 KiB of its person's quota (issue #60); the sweep takes
+    // off that charge, not the file's bytes, so the usage comes back to nothing.
+    let app = sweeping_app().await;
+    let tiny = upload(&app, b"\x89PNG\r\n\x1a\ntiny").await;
+    let large_bytes = vec![9u8; 6000];
+    let large = upload(&app, &large_bytes).await;
+    assert_eq!(used_bytes(&app).await, 4096 + 6000);
+    age(&app, &tiny).await;
+    age(&app, &large).await;
+    sweep_once(&app).await;
+    assert!(!is_stored(&app, &tiny).await && !is_stored(&app, &large).await);
+    assert_eq!(used_bytes(&app).await, 0, "the usage is exact");
 }

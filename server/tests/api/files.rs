@@ -379,8 +379,10 @@ async fn another_persons_file_is_404_even_for_the_same_bytes_which_make_their_ow
     assert_eq!(served.status(), 200);
     assert_eq!(served.bytes().await.unwrap().to_vec(), bytes);
     assert_eq!(file_rows(&app).await, 2);
-    assert_eq!(list(&bob, &app).await.used_bytes, bytes.len() as u64);
-    assert_eq!(list(&app.client, &app).await.used_bytes, bytes.len() as u64);
+    // A small file costs each of them the least a file costs.
+    let charge = app::api::quota_charge(bytes.len() as u64);
+    assert_eq!(list(&bob, &app).await.used_bytes, charge);
+    assert_eq!(list(&app.client, &app).await.used_bytes, charge);
 }
 
 fn header<'a>(response: &'a reqwest::Response, name: &str) -> &'a str {
@@ -432,10 +434,7 @@ async fn images_by_their_bytes_are_inline_and_html_or_svg_are_attachments_never_
         assert_eq!(header(&response, "x-content-type-options"), "nosniff");
         assert_eq!(header(&response, "content-security-policy"), "sandbox");
         assert_eq!(header(&response, "etag"), format!("\"{name}\""));
-        assert_eq!(
-            header(&response, "cache-control"),
-            "private, max-age=31536000, immutable"
-        );
+        assert_eq!(header(&response, "cache-control"), "private, no-cache");
         assert_eq!(header(&response, "accept-ranges"), "bytes");
         assert_eq!(response.bytes().await.unwrap().to_vec(), *bytes);
 
@@ -449,6 +448,7 @@ async fn images_by_their_bytes_are_inline_and_html_or_svg_are_attachments_never_
         assert_eq!(unchanged.status(), 304);
         assert_eq!(header(&unchanged, "etag"), format!("\"{name}\""));
         assert_eq!(header(&unchanged, "content-security-policy"), "sandbox");
+        assert_eq!(header(&unchanged, "cache-control"), "private, no-cache");
     }
 
     // A browser that takes compressed answers still gets the file's own bytes and length.
@@ -468,6 +468,45 @@ async fn images_by_their_bytes_are_inline_and_html_or_svg_are_attachments_never_
         Some(html.len().to_string().as_str())
     );
     assert_eq!(answer.body, html);
+}
+
+#[tokio::test]
+async fn a_browser_asks_again_before_showing_a_file_it_has_and_only_its_owner_gets_a_304() {
+    let spool = tempfile::tempdir().unwrap();
+    let app = app_with(&spool, |_| {}).await;
+    let image = png();
+    let name = sha(&image);
+    assert_eq!(upload(&app, &image, "image/png").await.status(), 201);
+    let me: app::api::Me = app
+        .client
+        .get(app.url("/api/me"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+
+    // Kept by the browser, but asked for again each time (issue #60): after a sign-out the
+    // next person at that browser meets the owner check, not the cached bytes.
+    let fresh = app.get(&format!("/files/{name}")).await;
+    assert_eq!(fresh.status(), 200);
+    assert_eq!(header(&fresh, "cache-control"), "private, no-cache");
+    // Whose it is, for the service worker (it keeps an image for its owner only).
+    assert_eq!(header(&fresh, "x-oncenote-user"), me.user_id);
+
+    let ask_again = |client: reqwest::Client| {
+        client
+            .get(app.url(&format!("/files/{name}")))
+            .header("if-none-match", format!("\"{name}\""))
+            .send()
+    };
+    let unchanged = ask_again(app.client.clone()).await.unwrap();
+    assert_eq!(unchanged.status(), 304);
+    assert_eq!(header(&unchanged, "cache-control"), "private, no-cache");
+    let someone_else = app.new_user("bea").await;
+    assert_eq!(ask_again(someone_else).await.unwrap().status(), 404);
+    assert_eq!(ask_again(anonymous()).await.unwrap().status(), 404);
 }
 
 #[tokio::test]
@@ -842,7 +881,13 @@ async fn the_list_is_newest_first_with_the_usage_and_the_quota() {
     assert_eq!(names, [sha(&second), sha(&first)]);
     assert_eq!(listed.files[0].content_type, "application/octet-stream");
     assert_eq!(listed.files[1].content_type, "text/plain");
-    assert_eq!((listed.used_bytes, listed.quota_bytes), (3000, 10_000_000));
+    // Each file costs at least 4 KiB of the quota; their sizes stay their bytes.
+    assert_eq!(
+        (listed.used_bytes, listed.quota_bytes),
+        (2 * 4096, 10_000_000)
+    );
+    assert_eq!((listed.files[0].size, listed.files[1].size), (2000, 1000));
+    assert_eq!((listed.file_count, listed.next), (2, None));
     assert_eq!(
         anonymous()
             .get(app.url("/api/files"))
@@ -918,12 +963,12 @@ async fn an_upload_after_the_spool_folder_was_removed_is_stored_all_the_same() {
 #[tokio::test]
 async fn an_upload_declaring_more_than_the_room_left_is_413_before_its_body_is_read() {
     let spool = tempfile::tempdir().unwrap();
-    let app = app_with(&spool, |config| config.file_quota_bytes = 1000).await;
-    let first = bytes_of(600, 1);
+    let app = app_with(&spool, |config| config.file_quota_bytes = 10_000).await;
+    let first = bytes_of(6000, 1);
     assert_eq!(upload(&app, &first, "image/png").await.status(), 201);
 
-    // 600 more declared, 400 left: refused on the head alone, no byte of the body sent.
-    let second = bytes_of(600, 2);
+    // 6000 more declared, 4000 left: refused on the head alone, no byte of the body sent.
+    let second = bytes_of(6000, 2);
     let token = app.session.clone().unwrap();
     let mut raw = RawUpload::start(&app, &token, &sha(&second), Some(second.len())).await;
     let head = raw
@@ -933,7 +978,16 @@ async fn an_upload_declaring_more_than_the_room_left_is_413_before_its_body_is_r
     assert_eq!(status_of(&head), 413, "{head}");
     assert!(head.contains("application/problem+json"), "{head}");
     assert!(spool_files(spool.path()).is_empty());
-    assert_eq!(list(&app.client, &app).await.used_bytes, 600);
+    assert_eq!(list(&app.client, &app).await.used_bytes, 6000);
+
+    // A tiny file declared: it costs 4 KiB, which the 4000 bytes left cannot hold.
+    let tiny = bytes_of(10, 3);
+    let mut raw = RawUpload::start(&app, &token, &sha(&tiny), Some(tiny.len())).await;
+    let head = raw
+        .answer_head(Duration::from_secs(5))
+        .await
+        .expect("an answer without the body");
+    assert_eq!(status_of(&head), 413, "{head}");
 }
 
 #[tokio::test]

@@ -1,6 +1,8 @@
 //! Guessing is limited where it is cheap to try: sign-in, the current password, invitation
 //! links — counted before the password is checked, so parallel guesses do not walk
-//! through, and a success never lifts a lock (issue 15, items 3, 4, 5, 12).
+//! through, and a success never lifts a lock (issue 15, items 3, 4, 5, 12). Guesses from
+//! one address lock the person out there only, and right passwords sent at once lock
+//! nothing (issue 60, items 9 and 10).
 
 use std::net::IpAddr;
 use std::time::Duration;
@@ -11,12 +13,14 @@ use server::config::Config;
 use server::error::ApiError;
 use server::storage::Store;
 
-use crate::helpers::{ADMIN, ADMIN_PASSWORD, anonymous, problem_of, spawn_app_with};
+use crate::helpers::{ADMIN, ADMIN_PASSWORD, TestApp, anonymous, problem_of, spawn_app_with};
 
-/// The highest attempt count among the account buckets.
+/// The highest attempt count among the buckets of an account (from one address, or from
+/// anywhere).
 async fn most_counted_for_an_account(pool: &sqlx::AnyPool) -> i64 {
     sqlx::query_scalar::<_, i64>(
-        "SELECT COALESCE(MAX(failures), 0) FROM sign_in_limits WHERE bucket LIKE 'account:%'",
+        "SELECT COALESCE(MAX(failures), 0) FROM sign_in_limits \
+         WHERE bucket LIKE 'account:%' OR bucket LIKE 'pair:%'",
     )
     .fetch_one(pool)
     .await
@@ -45,12 +49,12 @@ async fn sixty_wrong_passwords_at_once_check_no_more_than_the_limit() {
         statuses.iter().all(|s| *s == 401 || *s == 429),
         "{statuses:?}"
     );
-    // Each guess is counted before its password is checked: the five allowed ones, and
-    // the one that found the limit passed and locked the account. None after it counts,
-    // or is checked.
+    // Each guess is counted before its password is checked: the five allowed ones; the
+    // others found every place taken, gave theirs back and waited, until the fifth failure
+    // locked the account at this address. None after it counts, or is checked.
     let counted = most_counted_for_an_account(&app.pool).await;
     assert!(
-        counted <= 6,
+        counted <= 5,
         "{counted} guesses were let through to be checked"
     );
     let right = anonymous()
@@ -73,20 +77,23 @@ async fn a_success_checked_while_a_burst_locks_the_account_leaves_the_lock() {
     config.sign_in_max_failures = 3;
     config.sign_in_lockout = Duration::from_secs(600);
     let store = Store::open(&config).await.unwrap();
-    let client: IpAddr = "192.0.2.7".parse().unwrap();
+    // The address the app sees the test's requests come from.
+    let client: IpAddr = "127.0.0.1".parse().unwrap();
     let buckets = || limits::sign_in_buckets(ADMIN, client);
     // The right password is being checked...
     let person = limits::begin(&store, &config, buckets()).await.unwrap();
-    // ...when a burst of guesses arrives: two more are let through, the rest are refused
-    // and lock the account.
-    let mut let_through = Vec::new();
-    for _ in 0..10 {
-        if let Ok(attempt) = limits::begin(&store, &config, buckets()).await {
-            let_through.push(attempt);
-        }
-    }
-    assert_eq!(let_through.len(), 2);
-    for guess in let_through {
+    // ...when a burst of guesses arrives: two more are let through, the next finds every
+    // place taken (and is told to retry in a second)...
+    let guesses = [
+        limits::begin(&store, &config, buckets()).await.unwrap(),
+        limits::begin(&store, &config, buckets()).await.unwrap(),
+    ];
+    assert!(matches!(
+        limits::begin(&store, &config, buckets()).await,
+        Err(ApiError::AttemptsCrowded)
+    ));
+    // ...and the two fail: the second reaches the limit and locks the account here.
+    for guess in guesses {
         guess.failed(ApiError::InvalidCredentials).await;
     }
     person.succeeded().await.unwrap();
@@ -268,4 +275,160 @@ async fn a_locked_address_cannot_go_on_to_lock_other_peoples_accounts() {
     .await
     .unwrap();
     assert_eq!(locked, 0);
+}
+
+/// Signs in as the admin from `address` (the app believes `X-Forwarded-For` from the test).
+async fn sign_in_from(app: &TestApp, address: &str, password: &str) -> reqwest::Response {
+    anonymous()
+        .post(app.url("/api/session"))
+        .header("x-forwarded-for", address)
+        .json(&json!({ "username": ADMIN, "password": password }))
+        .send()
+        .await
+        .unwrap()
+}
+
+/// An app that counts sign-ins under the address in `X-Forwarded-For`.
+async fn behind_a_proxy(max_failures: i64) -> TestApp {
+    spawn_app_with(|c| {
+        c.sign_in_max_failures = max_failures;
+        c.sign_in_lockout = Duration::from_secs(600);
+        c.trusted_proxies = vec!["127.0.0.1".parse().unwrap()];
+    })
+    .await
+}
+
+#[tokio::test]
+async fn wrong_passwords_from_one_address_leave_the_person_free_to_sign_in_from_another() {
+    let app = behind_a_proxy(5).await;
+    let mut statuses = Vec::new();
+    for _ in 0..5 {
+        statuses.push(
+            sign_in_from(&app, "203.0.113.9", "a guess")
+                .await
+                .status()
+                .as_u16(),
+        );
+    }
+    assert_eq!(statuses, [401, 401, 401, 401, 429]);
+    let there = sign_in_from(&app, "203.0.113.9", ADMIN_PASSWORD).await;
+    assert_eq!(there.status(), 429, "the guessing address waits");
+    let elsewhere = sign_in_from(&app, "198.51.100.4", ADMIN_PASSWORD).await;
+    assert_eq!(
+        elsewhere.status(),
+        204,
+        "the person signs in from another address (Retry-After {:?})",
+        elsewhere.headers().get("retry-after")
+    );
+}
+
+#[tokio::test]
+async fn failures_spread_over_many_addresses_lock_the_person_everywhere_at_four_times_the_limit() {
+    let app = behind_a_proxy(2).await;
+    // One failure from each of eight addresses: no address, and no person-and-address,
+    // reaches the limit of 2; the person's bound of 8 is reached by the eighth.
+    let mut statuses = Vec::new();
+    for n in 1..=8 {
+        let address = format!("203.0.113.{n}");
+        statuses.push(
+            sign_in_from(&app, &address, "a guess")
+                .await
+                .status()
+                .as_u16(),
+        );
+    }
+    assert_eq!(statuses, [401, 401, 401, 401, 401, 401, 401, 429]);
+    let right = sign_in_from(&app, "198.51.100.4", ADMIN_PASSWORD).await;
+    assert_eq!(
+        right.status(),
+        429,
+        "locked from an address that never guessed"
+    );
+    assert_eq!(problem_of(right).await.slug(), "too-many-attempts");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn eight_right_passwords_at_once_are_let_in_or_told_to_retry_in_a_second_and_lock_nothing() {
+    let app = spawn_app_with(|c| {
+        c.sign_in_max_failures = 3;
+        c.sign_in_lockout = Duration::from_secs(600);
+    })
+    .await;
+    let sign_ins = (0..8).map(|_| {
+        anonymous()
+            .post(app.url("/api/session"))
+            .json(&json!({ "username": ADMIN, "password": ADMIN_PASSWORD }))
+            .send()
+    });
+    for answer in futures::future::join_all(sign_ins).await {
+        let answer = answer.unwrap();
+        if answer.status() == 204 {
+            continue;
+        }
+        assert_eq!(answer.status(), 429);
+        let retry: u64 = answer.headers()["retry-after"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(retry <= 1, "a right password is told to wait {retry} s");
+        let problem = problem_of(answer).await;
+        assert_eq!(problem.slug(), "too-many-attempts");
+        assert!(!problem.detail.contains("failed"), "{}", problem.detail);
+    }
+    let ninth = anonymous()
+        .post(app.url("/api/session"))
+        .json(&json!({ "username": ADMIN, "password": ADMIN_PASSWORD }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        ninth.status(),
+        204,
+        "nothing was locked (Retry-After {:?})",
+        ninth.headers().get("retry-after")
+    );
+}
+
+#[tokio::test]
+async fn an_attempt_past_the_ones_being_checked_is_told_to_retry_in_a_second_and_locks_nothing() {
+    let app = spawn_app_with(|c| {
+        c.sign_in_max_failures = 3;
+        c.sign_in_lockout = Duration::from_secs(600);
+    })
+    .await;
+    let mut config = Config::for_tests(app.database_url.clone());
+    config.sign_in_max_failures = 3;
+    config.sign_in_lockout = Duration::from_secs(600);
+    let store = Store::open(&config).await.unwrap();
+    // The address the app sees the test's requests come from.
+    let buckets = || limits::sign_in_buckets(ADMIN, "127.0.0.1".parse().unwrap());
+    let mut checking = Vec::new();
+    for _ in 0..3 {
+        checking.push(limits::begin(&store, &config, buckets()).await.unwrap());
+    }
+    let Err(crowded) = limits::begin(&store, &config, buckets()).await else {
+        panic!("a fourth attempt was let through while three are being checked");
+    };
+    let crowded = axum::response::IntoResponse::into_response(crowded);
+    assert_eq!(crowded.status(), 429);
+    assert_eq!(
+        crowded.headers()["retry-after"],
+        "1",
+        "told to retry in a second"
+    );
+    for attempt in checking {
+        attempt.succeeded().await.unwrap();
+    }
+    let after = limits::begin(&store, &config, buckets()).await;
+    assert!(after.is_ok(), "nothing was locked");
+    after.unwrap().not_checked().await.unwrap();
+    let right = anonymous()
+        .post(app.url("/api/session"))
+        .json(&json!({ "username": ADMIN, "password": ADMIN_PASSWORD }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(right.status(), 204);
+    store.close().await;
 }

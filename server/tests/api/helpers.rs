@@ -312,15 +312,29 @@ impl TestApp {
         response.json().await.expect("a note")
     }
 
-    /// The note's revisions, through the API.
+    /// The note's revisions, oldest first, each with its body, through the API: every
+    /// page of the history, then each version on its own.
     pub async fn revisions(&self, id: &str) -> Vec<app::api::Revision> {
-        let response = self.get(&format!("/api/notes/{id}/revisions")).await;
-        assert_eq!(response.status(), 200);
-        response
-            .json::<app::api::Revisions>()
-            .await
-            .expect("revisions")
-            .revisions
+        let mut listed = Vec::new();
+        let mut path = format!("/api/notes/{id}/revisions");
+        loop {
+            let response = self.get(&path).await;
+            assert_eq!(response.status(), 200, "GET {path}");
+            let page: app::api::RevisionsPage = response.json().await.expect("a page");
+            listed.extend(page.revisions);
+            match page.next {
+                Some(next) => path = format!("/api/notes/{id}/revisions?cursor={next}"),
+                None => break,
+            }
+        }
+        let mut revisions = Vec::new();
+        for summary in listed {
+            let path = format!("/api/notes/{id}/revisions/{}", summary.version);
+            let response = self.get(&path).await;
+            assert_eq!(response.status(), 200, "GET {path}");
+            revisions.push(response.json().await.expect("a revision"));
+        }
+        revisions
     }
 
     pub async fn revision_count(&self) -> i64 {

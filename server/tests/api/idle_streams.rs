@@ -42,6 +42,8 @@ async fn an_idle_live_stream_adds_at_most_12_kib_to_the_servers_resident_memory(
         ("ONCENOTE_STREAMS_PER_PERSON", many.clone()),
         ("ONCENOTE_STREAMS_MAX", many.clone()),
         ("ONCENOTE_MAX_CONNECTIONS", many),
+        // Every stream comes from this one address.
+        ("ONCENOTE_MAX_CONNECTIONS_PER_ADDRESS", "0".into()),
     ])
     .await;
     let cookie = server.admin_cookie().await;

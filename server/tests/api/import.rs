@@ -1,10 +1,8 @@
 //! `POST /api/import` against hostile archives: bounded in what it unpacks, in how many
 //! notes and entries it takes, in what it echoes back, and in the memory it uses.
 
-use crate::server_process::{ServerProcess, resident_bytes};
+use crate::server_process::{ServerProcess, peak_memory_while};
 use std::io::Write;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use serde_json::json;
@@ -59,6 +57,23 @@ fn export_of(notes: Vec<serde_json::Value>) -> Vec<u8> {
     archive([serde_json::to_vec(&export).unwrap()], 0)
 }
 
+/// `GET /api/notes` of the server process, as the person signed in by `cookie`.
+async fn notes_of(
+    client: &reqwest::Client,
+    server: &ServerProcess,
+    cookie: &str,
+) -> serde_json::Value {
+    client
+        .get(format!("{}/api/notes", server.address))
+        .header("cookie", cookie)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
 async fn import(app: &TestApp, content_type: Option<&str>, zip: Vec<u8>) -> reqwest::Response {
     let mut request = app.client.post(app.url("/api/import")).body(zip);
     if let Some(content_type) = content_type {
@@ -100,56 +115,31 @@ async fn an_export_that_unpacks_past_the_limit_is_413_imports_nothing_and_keeps_
         .build()
         .unwrap();
     let cookie = server.admin_cookie().await;
-    let before = resident_bytes(pid);
-    let peak = Arc::new(AtomicU64::new(before));
-    let done = Arc::new(AtomicBool::new(false));
-    let sampler = std::thread::spawn({
-        let (peak, done) = (peak.clone(), done.clone());
-        move || {
-            while !done.load(Ordering::Relaxed) {
-                peak.fetch_max(resident_bytes(pid), Ordering::Relaxed);
-                std::thread::sleep(Duration::from_millis(2));
-            }
-        }
-    });
-    let refused = client
-        .post(format!("{}/api/import", server.address))
-        .header("cookie", &cookie)
-        .header("content-type", "application/zip")
-        .body(zip)
-        .send()
-        .await
-        .unwrap();
-    done.store(true, Ordering::Relaxed);
-    sampler.join().unwrap();
-    let grew = peak.load(Ordering::Relaxed).saturating_sub(before);
-    eprintln!(
-        "the server's resident memory: {} MiB before the import, {} MiB at its peak (+{} MiB)",
-        before >> 20,
-        peak.load(Ordering::Relaxed) >> 20,
-        grew >> 20
-    );
+    let (refused, memory) = peak_memory_while(pid, async {
+        client
+            .post(format!("{}/api/import", server.address))
+            .header("cookie", &cookie)
+            .header("content-type", "application/zip")
+            .body(zip)
+            .send()
+            .await
+            .unwrap()
+    })
+    .await;
+    eprintln!("the server's resident memory around the import: {memory}");
 
     assert_eq!(refused.status(), 413);
     assert_eq!(problem_of(refused).await.slug(), "payload-too-large");
-    let notes: serde_json::Value = client
-        .get(format!("{}/api/notes", server.address))
-        .header("cookie", &cookie)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let notes = notes_of(&client, &server, &cookie).await;
     assert_eq!(
         notes["notes"].as_array().map(Vec::len),
         Some(0),
         "nothing was imported"
     );
     assert!(
-        grew < 64 << 20,
+        memory.grew() < 64 << 20,
         "the import held {} MiB while reading a bomb",
-        grew >> 20
+        memory.grew() >> 20
     );
 }
 
@@ -275,4 +265,81 @@ async fn an_import_is_told_by_its_content_never_its_content_type_and_no_known_ki
             problem.detail
         );
     }
+}
+
+/// The outside review's Standard Notes file: one tag whose title is 1.9 MB, naming 50,000
+/// notes (none of them in the backup) and three that are. Under 4 MB, within what one
+/// item may take.
+fn standard_notes_tag_bomb() -> Vec<u8> {
+    let uuid = |n: usize| format!("n{n}");
+    let references: Vec<serde_json::Value> = (0..50_003)
+        .map(|n| json!({"uuid": uuid(n), "content_type": "Note"}))
+        .collect();
+    let tag = json!({
+        "uuid": "t", "content_type": "Tag",
+        "content": {"title": "t".repeat(1_900_000), "references": references}
+    });
+    let notes: Vec<String> = (50_000..50_003)
+        .map(|n| {
+            json!({
+                "uuid": uuid(n), "content_type": "Note",
+                "content": {"title": format!("Note {n}"), "text": "text", "references": []}
+            })
+            .to_string()
+        })
+        .collect();
+    // "version" first: the kind is told from the first keys.
+    format!(r#"{{"version":"004","items":[{tag},{}]}}"#, notes.join(",")).into_bytes()
+}
+
+#[tokio::test]
+async fn a_standard_notes_tag_named_by_50_000_notes_keeps_memory_bounded_and_the_server_up() {
+    let backup = standard_notes_tag_bomb();
+    assert!(backup.len() < 4_000_000, "{} bytes", backup.len());
+    let data = tempfile::tempdir().unwrap();
+    let database_url = format!("sqlite://{}", data.path().join("bomb.db").display());
+    let server = ServerProcess::start(&[("DATABASE_URL", database_url)]).await;
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(120))
+        .pool_max_idle_per_host(0)
+        .build()
+        .unwrap();
+    let cookie = server.admin_cookie().await;
+    let (answer, memory) = peak_memory_while(server.child.id(), async {
+        let answer = client
+            .post(format!("{}/api/import", server.address))
+            .header("cookie", &cookie)
+            .body(backup)
+            .send()
+            .await
+            .expect("the server answers the import (it once aborted on an allocation)");
+        (answer.status(), answer.text().await.unwrap())
+    })
+    .await;
+    eprintln!("the server's resident memory around the import: {memory}");
+    let (status, text) = answer;
+    assert_eq!(status, 200, "{text}");
+    let report: app::api::ImportReport = serde_json::from_str(&text).unwrap();
+    assert_eq!(report.imported, 3, "{report:?}");
+    // The title, cut to what a tag can use, is one tag of each note.
+    let notes = notes_of(&client, &server, &cookie).await;
+    for note in notes["notes"].as_array().unwrap() {
+        let body = note["body"].as_str().unwrap();
+        assert!(
+            body.ends_with(&format!("#{}", "t".repeat(100))),
+            "{body:.200}"
+        );
+    }
+    assert!(
+        memory.grew() < 64 << 20,
+        "the import held {} MiB for a {} KB backup",
+        memory.grew() >> 20,
+        text.len() >> 10
+    );
+    let healthy = client
+        .get(format!("{}/healthz", server.address))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(healthy.status(), 200);
 }

@@ -24,20 +24,71 @@ fn vault(files: &[(&str, Vec<u8>)], stored: bool) -> Vec<u8> {
     zip.finish().unwrap().into_inner()
 }
 
+/// What keeps a stalled upload waiting: dropped, its body ends.
+type Sending = futures::channel::mpsc::UnboundedSender<Result<Vec<u8>, std::io::Error>>;
+
+/// An import whose upload has begun and then waits for more bytes (until its [`Sending`]
+/// is dropped).
+fn stalled_import(
+    client: &reqwest::Client,
+    app: &crate::helpers::TestApp,
+) -> (
+    Sending,
+    tokio::task::JoinHandle<reqwest::Result<reqwest::Response>>,
+) {
+    let (sending, body) = futures::channel::mpsc::unbounded::<Result<Vec<u8>, std::io::Error>>();
+    sending.unbounded_send(Ok(b"PK\x03\x04".to_vec())).unwrap();
+    let request = client
+        .post(app.url("/api/import"))
+        .body(reqwest::Body::wrap_stream(body));
+    (sending, tokio::spawn(async move { request.send().await }))
+}
+
+#[tokio::test]
+async fn uploads_still_arriving_hold_no_import_place() {
+    // The process runs two imports at once. Two people whose uploads never finish held
+    // both places once, and everyone else's import was 503 until their bodies timed out.
+    let app = spawn_app().await;
+    let ann = app.new_user("ann").await;
+    let bea = app.new_user("bea").await;
+    let (ann_sending, ann_import) = stalled_import(&ann, &app);
+    let (bea_sending, bea_import) = stalled_import(&bea, &app);
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let theirs = app
+        .client
+        .post(app.url("/api/import"))
+        .body(vault(&[("a.md", b"A".to_vec())], false))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(theirs.status(), 200, "{}", theirs.text().await.unwrap());
+    drop((ann_sending, bea_sending));
+    let _ = (ann_import.await, bea_import.await);
+}
+
 #[tokio::test]
 async fn a_second_import_of_the_same_person_while_one_runs_is_429() {
     let app = spawn_app().await;
-    // The first import's upload is still arriving: its place is held from the start.
-    let (sending, body) = futures::channel::mpsc::unbounded::<Result<Vec<u8>, std::io::Error>>();
-    sending.unbounded_send(Ok(b"PK\x03\x04".to_vec())).unwrap();
-    let first = tokio::spawn({
-        let request = app
-            .client
-            .post(app.url("/api/import"))
-            .body(reqwest::Body::wrap_stream(body));
-        async move { request.send().await }
-    });
-    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    // An import that takes a while to read: three thousand notes.
+    let notes: Vec<(String, Vec<u8>)> = (0..3_000)
+        .map(|n| (format!("note {n}.md"), format!("Note {n}").into_bytes()))
+        .collect();
+    let files: Vec<(&str, Vec<u8>)> = notes.iter().map(|(n, b)| (n.as_str(), b.clone())).collect();
+    let mut first = app
+        .client
+        .post(app.url("/api/import"))
+        .header("accept", app::api::IMPORT_PROGRESS_TYPE)
+        .body(vault(&files, false))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(first.status(), 200);
+    // Its first line of progress: spooled, and reading.
+    let line = first.chunk().await.unwrap().expect("a line of progress");
+    assert!(
+        String::from_utf8_lossy(&line).contains("progress"),
+        "{line:?}"
+    );
 
     let second = app
         .client
@@ -58,17 +109,27 @@ async fn a_second_import_of_the_same_person_while_one_runs_is_429() {
         .await
         .unwrap();
     assert_eq!(theirs.status(), 200);
-    // The first ends (its upload broken off); its place is free again.
-    drop(sending);
-    let _ = first.await;
-    let third = app
-        .client
-        .post(app.url("/api/import"))
-        .body(vault(&[("a.md", b"A".to_vec())], false))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(third.status(), 200);
+    // The first ends (its page went away); its place is free again.
+    drop(first);
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let third = app
+            .client
+            .post(app.url("/api/import"))
+            .body(vault(&[("a.md", b"A".to_vec())], false))
+            .send()
+            .await
+            .unwrap();
+        if third.status() == 200 {
+            break;
+        }
+        assert_eq!(third.status(), 429);
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the place never came back"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
 }
 
 #[tokio::test]

@@ -12,7 +12,7 @@ use zip::write::SimpleFileOptions;
 
 use crate::foreign_imports::import;
 use crate::helpers::{ADMIN, ADMIN_PASSWORD, session_token, spawn_app};
-use crate::server_process::{ServerProcess, resident_bytes};
+use crate::server_process::{ServerProcess, peak_memory_while};
 
 /// A zip of `notes` Markdown files, as a vault would be.
 fn vault(notes: usize) -> Vec<u8> {
@@ -248,29 +248,17 @@ async fn a_large_export_is_imported_as_a_stream_without_holding_it_in_memory() {
         .build()
         .unwrap();
     let cookie = server.admin_cookie().await;
-    let before = resident_bytes(pid);
-    let peak = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(before));
-    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let sampler = std::thread::spawn({
-        let (peak, done) = (peak.clone(), done.clone());
-        move || {
-            while !done.load(std::sync::atomic::Ordering::Relaxed) {
-                peak.fetch_max(resident_bytes(pid), std::sync::atomic::Ordering::Relaxed);
-                std::thread::sleep(Duration::from_millis(5));
-            }
-        }
-    });
-    let answer = client
-        .post(format!("{}/api/import", server.address))
-        .header("cookie", &cookie)
-        .body(enex)
-        .send()
-        .await
-        .unwrap();
-    let status = answer.status();
-    let text = answer.text().await.unwrap();
-    done.store(true, std::sync::atomic::Ordering::Relaxed);
-    sampler.join().unwrap();
+    let ((status, text), memory) = peak_memory_while(pid, async {
+        let answer = client
+            .post(format!("{}/api/import", server.address))
+            .header("cookie", &cookie)
+            .body(enex)
+            .send()
+            .await
+            .unwrap();
+        (answer.status(), answer.text().await.unwrap())
+    })
+    .await;
     assert_eq!(status, 200, "{text}");
     let report: ImportReport = serde_json::from_str(&text).unwrap();
     assert_eq!(
@@ -278,19 +266,14 @@ async fn a_large_export_is_imported_as_a_stream_without_holding_it_in_memory() {
         (1_500, 0),
         "{report:?}"
     );
-    let grew = peak
-        .load(std::sync::atomic::Ordering::Relaxed)
-        .saturating_sub(before);
     eprintln!(
-        "importing a {} MiB export: resident memory {} MiB before, +{} MiB at the peak",
-        size >> 20,
-        before >> 20,
-        grew >> 20
+        "importing a {} MiB export: resident memory {memory}",
+        size >> 20
     );
     assert!(
-        grew < size / 2,
+        memory.grew() < size / 2,
         "the import held {} MiB while reading a {} MiB export",
-        grew >> 20,
+        memory.grew() >> 20,
         size >> 20
     );
 }

@@ -2,10 +2,12 @@
 
 mod accounts;
 mod change_feed;
+mod connection_limits;
 mod copy_to;
 mod database_failures;
 mod db_proxy;
 mod export_files;
+mod file_list_and_charge;
 mod file_sweep;
 mod files;
 mod foreign_imports;
@@ -13,6 +15,7 @@ mod form_post;
 mod fuzz_findings;
 mod guessing_limits;
 mod helpers;
+mod history_pages;
 mod hostile_inputs;
 mod html_safety;
 mod http_hardening;
@@ -38,6 +41,7 @@ mod server_process;
 #[path = "../sse_socket/mod.rs"]
 mod sse_socket;
 mod tag_pages;
+mod tag_rename_writer;
 mod tags_and_pins;
 mod tasks;
 mod test_db;

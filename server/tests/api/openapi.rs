@@ -168,6 +168,7 @@ fn concrete(path: &str) -> String {
     path.replace("{sha256}", &"0".repeat(64))
         .replace("{id}", "no-such-id")
         .replace("{token}", "no-such-token")
+        .replace("{version}", "1")
 }
 
 fn method_of(name: &str) -> reqwest::Method {
@@ -327,4 +328,52 @@ async fn a_body_of_raw_bytes_is_described_as_binary_not_as_a_list_of_numbers() {
     assert_eq!(import["*/*"]["schema"], binary);
     let export = &document["paths"]["/api/export"]["get"]["responses"]["200"]["content"];
     assert_eq!(export["application/zip"]["schema"], binary);
+}
+
+#[tokio::test]
+async fn the_event_stream_is_described_as_events_and_the_stream_s_events_fit_the_description() {
+    let app = spawn_app().await;
+    let document = document(&app).await;
+    let schema = document
+        .pointer("/paths/~1api~1events/get/responses/200/content/text~1event-stream/schema")
+        .expect("the stream's answer has a schema");
+    // Not "a string": a fuzzer that reads the stream checks each event against it.
+    assert_eq!(schema["type"], "object", "{schema}");
+    let names: Vec<&str> = schema["properties"]["event"]["enum"]
+        .as_array()
+        .expect("the event names")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(names, [app::api::CHANGE_EVENT, app::api::SIGNED_OUT_EVENT]);
+    let change = &schema["oneOf"][0]["properties"]["data"]["contentSchema"]["$ref"];
+    assert_eq!(change, "#/components/schemas/ChangeEvent");
+    assert!(
+        document
+            .pointer("/components/schemas/ChangeEvent")
+            .is_some()
+    );
+
+    // A real event has the fields the schema requires, each as it says.
+    let mut stream =
+        crate::live_events::EventStream::open(&app.client, &app.address, Some(0), None).await;
+    app.create("Described", "as it is").await;
+    let event = stream.expect(std::time::Duration::from_secs(10)).await;
+    assert!(names.contains(&event.event.as_str()));
+    let id = event.id.expect("a change carries its seq as its id");
+    assert!(
+        !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()),
+        "{id}"
+    );
+    let data: Value = serde_json::from_str(&event.data).expect("data is JSON");
+    let required = document["components"]["schemas"]["ChangeEvent"]["required"]
+        .as_array()
+        .expect("ChangeEvent's required fields")
+        .clone();
+    for field in required {
+        assert!(
+            data.get(field.as_str().unwrap()).is_some(),
+            "{field} in {data}"
+        );
+    }
 }

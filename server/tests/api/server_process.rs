@@ -1,6 +1,7 @@
 //! The server binary in a process of its own: for tests that must kill it, or measure its
 //! memory apart from the other tests running in this one.
 
+use std::future::Future;
 use std::time::Duration;
 
 pub struct ServerProcess {
@@ -57,6 +58,56 @@ impl ServerProcess {
     pub fn kill(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// The resident memory of the process `pid` before `work` and at its highest while
+/// `work` ran (sampled every 2 ms on a thread of its own), and what `work` gave.
+pub async fn peak_memory_while<T>(pid: u32, work: impl Future<Output = T>) -> (T, Memory) {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    let before = resident_bytes(pid);
+    let peak = Arc::new(AtomicU64::new(before));
+    let done = Arc::new(AtomicBool::new(false));
+    let sampler = std::thread::spawn({
+        let (peak, done) = (peak.clone(), done.clone());
+        move || {
+            while !done.load(Ordering::Relaxed) {
+                peak.fetch_max(resident_bytes(pid), Ordering::Relaxed);
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        }
+    });
+    let output = work.await;
+    done.store(true, Ordering::Relaxed);
+    sampler.join().unwrap();
+    let peak = peak.load(Ordering::Relaxed);
+    (output, Memory { before, peak })
+}
+
+/// A process's resident memory before some work and at its peak during it.
+#[derive(Clone, Copy, Debug)]
+pub struct Memory {
+    pub before: u64,
+    pub peak: u64,
+}
+
+impl Memory {
+    /// How much the peak is above the start.
+    pub fn grew(&self) -> u64 {
+        self.peak.saturating_sub(self.before)
+    }
+}
+
+impl std::fmt::Display for Memory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} MiB before, {} MiB at the peak (+{} MiB)",
+            self.before >> 20,
+            self.peak >> 20,
+            self.grew() >> 20
+        )
     }
 }
 

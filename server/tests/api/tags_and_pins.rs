@@ -393,12 +393,12 @@ async fn an_export_carries_pins_and_tags_and_an_import_pins_again_once() {
             ("Plain", false, vec![])
         ]
     );
-    let history: Vec<app::api::Revision> = bea
+    let history: Vec<app::api::RevisionSummary> = bea
         .get(app.url(&format!("/api/notes/{}/revisions", page.notes[0].id)))
         .send()
         .await
         .unwrap()
-        .json::<app::api::Revisions>()
+        .json::<app::api::RevisionsPage>()
         .await
         .unwrap()
         .revisions;

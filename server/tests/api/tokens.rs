@@ -12,7 +12,8 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use crate::helpers::{
-    ADMIN, ADMIN_PASSWORD, TestApp, anonymous, note_json, problem_of, spawn_app, spawn_app_with,
+    ADMIN, ADMIN_PASSWORD, TestApp, anonymous, client_with, note_json, problem_of, session_token,
+    spawn_app, spawn_app_with,
 };
 use crate::live_events::EventStream;
 
@@ -700,4 +701,98 @@ async fn a_token_shares_its_persons_limits_with_their_sessions() {
         problem_of(refused).await.kind,
         ProblemSlug::TooManyStreams.type_uri()
     );
+}
+
+/// Changes the admin's password with the session of `client`; returns the new session.
+async fn change_password(app: &TestApp, client: &reqwest::Client, from: &str, to: &str) -> String {
+    let changed = client
+        .put(app.url("/api/me/password"))
+        .json(&json!({ "current_password": from, "new_password": to }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(changed.status(), 204, "changing the password");
+    session_token(&changed).expect("a new session")
+}
+
+/// The status of a bearer's read of the notes.
+async fn reads_notes(app: &TestApp, token: &str) -> u16 {
+    bearer(token)
+        .get(app.url("/api/notes"))
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+#[tokio::test]
+async fn a_password_change_ends_the_tokens_other_sessions_made_and_keeps_its_own() {
+    let app = spawn_app().await;
+    // A stolen session mints a token without knowing the password...
+    let thief = client_with(&app.sign_in(ADMIN, ADMIN_PASSWORD).await);
+    let stolen = make_token(&app, &thief, "not mine").await;
+    let mut follower = EventStream::open(&bearer(&stolen.token), &app.address, None, None).await;
+    let own = make_token(&app, &app.client, "backup script").await;
+    // ...and the password changed from the person's own session takes it back.
+    let fresh = change_password(&app, &app.client, ADMIN_PASSWORD, "a new long password").await;
+
+    let refused = bearer(&stolen.token)
+        .get(app.url("/api/notes"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        refused.status(),
+        401,
+        "the token another session made ended"
+    );
+    assert_eq!(
+        problem_of(refused).await.kind,
+        ProblemSlug::InvalidToken.type_uri()
+    );
+    assert_eq!(
+        follower.expect(Duration::from_secs(10)).await.event,
+        SIGNED_OUT_EVENT,
+        "its live stream ended with it"
+    );
+    assert_eq!(
+        reads_notes(&app, &own.token).await,
+        200,
+        "the person's own token stays"
+    );
+    let names: Vec<String> = list(&app, &client_with(&fresh))
+        .await
+        .tokens
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(names, ["backup script"]);
+
+    // The token kept is the person's: a later change from the new session keeps it too.
+    change_password(
+        &app,
+        &client_with(&fresh),
+        "a new long password",
+        "a third password",
+    )
+    .await;
+    assert_eq!(
+        reads_notes(&app, &own.token).await,
+        200,
+        "kept through the next change"
+    );
+}
+
+#[tokio::test]
+async fn a_token_of_unknown_origin_ends_at_the_next_password_change() {
+    let app = spawn_app().await;
+    let own = make_token(&app, &app.client, "from before the upgrade").await;
+    // Made before tokens recorded the session that made them: it may be a thief's.
+    sqlx::query("UPDATE api_tokens SET made_by = NULL")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    change_password(&app, &app.client, ADMIN_PASSWORD, "a new long password").await;
+    assert_eq!(reads_notes(&app, &own.token).await, 401);
 }

@@ -34,7 +34,7 @@ use crate::state::AppState;
 
 /// The largest export accepted for import, besides its files (which may add up to the
 /// person's quota).
-const IMPORT_MAX_BYTES: u64 = 64 * 1024 * 1024;
+pub const IMPORT_MAX_BYTES: u64 = 64 * 1024 * 1024;
 /// How often a page asking for progress is told how far the import has come.
 const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 
@@ -45,10 +45,10 @@ pub async fn upload(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    // One import of each person's at once (429 past it), a few of everyone's (503), both
-    // with Retry-After; the place is held until the import stops reading, even when its
-    // request goes away sooner.
-    let running = state.uploads.imports.begin(&viewer.user_id)?;
+    // While its bytes arrive an import is an upload: it takes an upload's place (a few of
+    // each person's, more of everyone's), not one of the two imports the process runs,
+    // so two people who upload slowly (or never finish) hold no import place.
+    let spooling = state.uploads.limits.begin(&viewer.user_id)?;
     let max = IMPORT_MAX_BYTES.saturating_add(state.config.file_quota_bytes);
     let declared = headers
         .get(header::CONTENT_LENGTH)
@@ -68,6 +68,11 @@ pub async fn upload(
         Pace::of(&state.config),
     )
     .await?;
+    // Spooled: one import of each person's at once (429 past it), a few of everyone's
+    // (503), both with Retry-After; the place is held until the import stops reading,
+    // even when its request goes away sooner.
+    let running = state.uploads.imports.begin(&viewer.user_id)?;
+    drop(spooling);
     let path = export.path().to_owned();
     let kind = tokio::task::spawn_blocking(move || imports::detect(&path))
         .await

@@ -18,7 +18,9 @@ use std::path::Path;
 
 use tokio::sync::watch;
 
-use app::api::{FileInfo, ImportProblem, ImportProgress, ImportReport, NewNote, Note};
+use app::api::{
+    FileInfo, ImportProblem, ImportProgress, ImportReport, NewNote, Note, quota_charge,
+};
 
 use super::export_reader::{self, cut};
 use crate::error::ApiError;
@@ -141,10 +143,13 @@ async fn fits_in_quota(
         .filter(|f| !had.contains(&f.sha256))
         .cloned()
         .collect();
-    let new_bytes = new.iter().fold(0u64, |sum, f| sum.saturating_add(f.size));
-    if used.saturating_add(new_bytes) > quota {
+    // What the inserts will charge: each file its size, at least 4 KiB.
+    let charge = new
+        .iter()
+        .fold(0u64, |sum, f| sum.saturating_add(quota_charge(f.size)));
+    if used.saturating_add(charge) > quota {
         return Err(ApiError::QuotaExceeded {
-            size: new_bytes,
+            size: charge,
             used,
             quota,
         });

@@ -9,6 +9,7 @@ use crate::records::SHARED_SCOPE;
 use crate::records::{NewUser, User};
 use crate::storage::StorageError;
 use crate::storage::rows::{SCOPED_TABLES, UserRow};
+use crate::storage::store::api_tokens::KEPT_THROUGH_A_PASSWORD_CHANGE;
 
 /// Usernames compare without ASCII case, exactly as SQLite's `COLLATE NOCASE` does (which
 /// folds A–Z only): both databases take and refuse the same names, and a copy from one to
@@ -199,8 +200,16 @@ impl PgStore {
         Ok(changed == 1)
     }
 
-    /// A new password: every session of the user ends.
-    pub async fn set_password(&self, id: &str, hash: &str, now: &str) -> Result<(), StorageError> {
+    /// A new password: every session of the user ends, with the tokens other sessions
+    /// made (see `Store::set_password`). A token being made meanwhile either commits first
+    /// (and is judged here) or checks its session after this commits, and finds it ended.
+    pub async fn set_password(
+        &self,
+        id: &str,
+        hash: &str,
+        now: &str,
+        keep: Option<&str>,
+    ) -> Result<(), StorageError> {
         let mut tx = self.pool.begin().await?;
         sqlx::query("UPDATE users SET password_hash = $1, password_changed_at = $2 WHERE id = $3")
             .bind(hash)
@@ -210,6 +219,24 @@ impl PgStore {
             .await?;
         sqlx::query("DELETE FROM sessions WHERE user_id = $1")
             .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        // No session's digest is empty: without a session to keep, only the tokens kept
+        // through an earlier change stay.
+        let keep = keep.unwrap_or("");
+        sqlx::query(
+            "DELETE FROM api_tokens WHERE user_id = $1 \
+             AND (made_by IS NULL OR made_by NOT IN ($2, $3))",
+        )
+        .bind(id)
+        .bind(keep)
+        .bind(KEPT_THROUGH_A_PASSWORD_CHANGE)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("UPDATE api_tokens SET made_by = $1 WHERE user_id = $2 AND made_by = $3")
+            .bind(KEPT_THROUGH_A_PASSWORD_CHANGE)
+            .bind(id)
+            .bind(keep)
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;

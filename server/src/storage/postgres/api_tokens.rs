@@ -53,14 +53,15 @@ impl PgStore {
             return Ok(TokenMinted::TooMany);
         }
         sqlx::query(
-            "INSERT INTO api_tokens (id, user_id, name, digest, created_at) \
-             VALUES ($1, $2, $3, $4, $5)",
+            "INSERT INTO api_tokens (id, user_id, name, digest, created_at, made_by) \
+             VALUES ($1, $2, $3, $4, $5, $6)",
         )
         .bind(id)
         .bind(user_id)
         .bind(name)
         .bind(digest)
         .bind(now)
+        .bind(session)
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;

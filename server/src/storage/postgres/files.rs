@@ -12,11 +12,13 @@
 
 use std::path::Path;
 
+use app::api::quota_charge;
 use sqlx::{PgConnection, Postgres, Transaction};
 
 use super::{PgStore, unstorable};
+use crate::records::file_cursor::FileCursor;
 use crate::storage::StorageError;
-use crate::storage::files::{FileInsert, SpoolChunks, StoredFile, spool_error};
+use crate::storage::files::{FileInsert, FilePage, SpoolChunks, StoredFile, spool_error};
 
 /// `files` columns read into [`StoredFile`].
 const FILE_COLUMNS: &str = "sha256, size, content_type, created_at";
@@ -91,7 +93,7 @@ impl PgStore {
             .await?;
             idx += 1;
         }
-        if !count_usage(&mut tx, scope, size, quota).await? {
+        if !count_usage(&mut tx, scope, quota_charge(size), quota).await? {
             let used = usage(&mut tx, scope).await?;
             tx.rollback().await?;
             return Ok(FileInsert::OverQuota { used, quota });
@@ -190,14 +192,56 @@ impl PgStore {
         tx.commit().await?;
         Ok((rows.into_iter().map(stored).collect(), used))
     }
+
+    pub async fn file_page(
+        &self,
+        scope: &str,
+        limit: u32,
+        after: Option<&FileCursor>,
+    ) -> Result<FilePage, StorageError> {
+        if unstorable(scope) {
+            return Ok(FilePage::of(Vec::new(), limit, 0, 0));
+        }
+        // One more than asked tells whether another page exists.
+        let fetch = i64::from(limit) + 1;
+        // One snapshot, so the page, the usage and the count agree.
+        let mut tx = self.reader.begin().await?;
+        sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            .execute(&mut *tx)
+            .await?;
+        // $1 scope, $2 limit, $3–$4 the cursor (both NULL on the first page).
+        let after_cursor = if after.is_some() {
+            "AND (created_at, sha256) < ($3, $4)"
+        } else {
+            "AND ($3::text IS NULL AND $4::text IS NULL)"
+        };
+        let rows: Vec<FileRow> = sqlx::query_as(&format!(
+            "SELECT {FILE_COLUMNS} FROM files WHERE scope = $1 {after_cursor} \
+             ORDER BY created_at DESC, sha256 DESC LIMIT $2"
+        ))
+        .bind(scope)
+        .bind(fetch)
+        .bind(after.map(|c| c.at.as_str()))
+        .bind(after.map(|c| c.sha256.as_str()))
+        .fetch_all(&mut *tx)
+        .await?;
+        let used = usage(&mut tx, scope).await?;
+        let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM files WHERE scope = $1")
+            .bind(scope)
+            .fetch_one(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        let files = rows.into_iter().map(stored).collect();
+        Ok(FilePage::of(files, limit, used, count.max(0) as u64))
+    }
 }
 
-/// Adds `size` to the person's usage if it stays within `quota`; false (nothing changed)
-/// if it would not.
+/// Adds `charge` (a file's [`quota_charge`]) to the person's usage if it stays within
+/// `quota`; false (nothing changed) if it would not.
 async fn count_usage(
     tx: &mut Transaction<'static, Postgres>,
     scope: &str,
-    size: u64,
+    charge: u64,
     quota: u64,
 ) -> Result<bool, StorageError> {
     sqlx::query("INSERT INTO file_usage (scope, used_bytes) VALUES ($1, 0) ON CONFLICT DO NOTHING")
@@ -209,14 +253,14 @@ async fn count_usage(
          WHERE scope = $1 AND used_bytes + $2 <= $3 RETURNING used_bytes",
     )
     .bind(scope)
-    .bind(size as i64)
+    .bind(charge as i64)
     .bind(quota.min(i64::MAX as u64) as i64)
     .fetch_optional(&mut **tx)
     .await?;
     Ok(counted.is_some())
 }
 
-/// The bytes the person's files take.
+/// What the person's files cost of the quota.
 async fn usage(tx: &mut PgConnection, scope: &str) -> Result<u64, StorageError> {
     let used: Option<i64> =
         sqlx::query_scalar("SELECT used_bytes FROM file_usage WHERE scope = $1")

@@ -6,14 +6,12 @@ use crate::storage::StorageError;
 
 impl PgStore {
     /// Counts an attempt in a limit's bucket in one statement (see `Store::take_attempt`):
-    /// parallel attempts each see their own count, so no more than `max` pass.
+    /// parallel attempts each see their own count, so no more than the limit pass.
     pub async fn take_attempt(
         &self,
         bucket: &str,
         now: &str,
         cutoff: &str,
-        max: i64,
-        lock_until: &str,
     ) -> Result<(i64, Option<String>), StorageError> {
         Ok(sqlx::query_as(
             "INSERT INTO sign_in_limits (bucket, failures, window_started_at) VALUES ($1, 1, $2) \
@@ -25,16 +23,12 @@ impl PgStore {
                              WHEN sign_in_limits.window_started_at < $3 OR sign_in_limits.locked_until IS NOT NULL THEN $2 \
                              ELSE sign_in_limits.window_started_at END, \
              locked_until = CASE WHEN sign_in_limits.locked_until > $2 THEN sign_in_limits.locked_until \
-                             WHEN sign_in_limits.window_started_at < $3 OR sign_in_limits.locked_until IS NOT NULL THEN NULL \
-                             WHEN sign_in_limits.failures + 1 > $4 THEN $5 \
                              ELSE NULL END \
              RETURNING failures, locked_until",
         )
         .bind(bucket)
         .bind(now)
         .bind(cutoff)
-        .bind(max)
-        .bind(lock_until)
         .fetch_one(&self.pool)
         .await?)
     }

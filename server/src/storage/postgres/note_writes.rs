@@ -189,8 +189,12 @@ impl NoteWrites for PgTx {
         Ok(())
     }
 
-    async fn tagged(&mut self, scope: &str, tag: &str) -> Result<Vec<Note>, StorageError> {
-        self.tagged_notes(scope, tag).await
+    async fn tagged_versions(
+        &mut self,
+        scope: &str,
+        tag: &str,
+    ) -> Result<Vec<(String, i64)>, StorageError> {
+        self.tagged_note_versions(scope, tag).await
     }
 
     async fn past_rename(

@@ -1,12 +1,15 @@
 //! Reading notes on PostgreSQL: the pages of notes and of the trash, one note, its
 //! revisions, and every note of a person (for an export).
 
-use app::api::{Note, NotesPage, Revision};
+use app::api::{Note, NotesPage, Revision, RevisionSummary, RevisionsPage};
 
 use super::{PgStore, unstorable};
 use crate::records::cursor::{Cursor, Order};
 use crate::storage::StorageError;
-use crate::storage::rows::{NOTE_COLUMNS, NoteRow, RevisionRow};
+use crate::storage::history::{self, Versions};
+use crate::storage::rows::{
+    NOTE_COLUMNS, NoteRow, REVISION_SUMMARY_COLUMNS, RevisionRow, RevisionSummaryRow,
+};
 
 impl PgStore {
     pub async fn list_notes(
@@ -80,29 +83,72 @@ impl PgStore {
         Ok(Cursor::page(notes, limit, Order::Trashed))
     }
 
-    pub async fn revisions(
+    pub async fn history(
         &self,
         scope: &str,
         id: &str,
-    ) -> Result<Option<Vec<Revision>>, StorageError> {
+        versions: Versions,
+        limit: u32,
+    ) -> Result<Option<RevisionsPage>, StorageError> {
         if unstorable(id) {
             return Ok(None);
         }
-        let rows: Vec<RevisionRow> = sqlx::query_as(
+        let (after, order) = versions.sql();
+        // One snapshot, so an empty page and the note's existence agree.
+        let mut tx = self.reader.begin().await?;
+        sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            .execute(&mut *tx)
+            .await?;
+        let rows: Vec<RevisionSummaryRow> = sqlx::query_as(&format!(
+            "SELECT {REVISION_SUMMARY_COLUMNS} FROM revisions \
+             WHERE scope = $1 AND note_id = $2 AND {after} $3 {order} LIMIT $4"
+        ))
+        .bind(scope)
+        .bind(id)
+        .bind(versions.bound())
+        // One more than asked tells whether another page exists.
+        .bind(i64::from(limit) + 1)
+        .fetch_all(&mut *tx)
+        .await?;
+        // An empty page (past the last version) is a page of a note that exists, or none.
+        if rows.is_empty() {
+            let note: Option<i32> =
+                sqlx::query_scalar("SELECT 1 FROM notes WHERE scope = $1 AND id = $2")
+                    .bind(scope)
+                    .bind(id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            if note.is_none() {
+                return Ok(None);
+            }
+        }
+        tx.commit().await?;
+        let revisions = rows
+            .into_iter()
+            .map(RevisionSummary::try_from)
+            .collect::<Result<_, _>>()?;
+        Ok(Some(history::page(revisions, limit)))
+    }
+
+    pub async fn revision(
+        &self,
+        scope: &str,
+        id: &str,
+        version: i64,
+    ) -> Result<Option<Revision>, StorageError> {
+        if unstorable(id) {
+            return Ok(None);
+        }
+        let row: Option<RevisionRow> = sqlx::query_as(
             "SELECT version, title, body, created_at, kind FROM revisions \
-             WHERE scope = $1 AND note_id = $2 ORDER BY version",
+             WHERE scope = $1 AND note_id = $2 AND version = $3",
         )
         .bind(scope)
         .bind(id)
-        .fetch_all(&self.reader)
+        .bind(version)
+        .fetch_optional(&self.reader)
         .await?;
-        if rows.is_empty() {
-            return Ok(None);
-        }
-        rows.into_iter()
-            .map(Revision::try_from)
-            .collect::<Result<_, _>>()
-            .map(Some)
+        row.map(Revision::try_from).transpose()
     }
 
     pub async fn get_note(&self, scope: &str, id: &str) -> Result<Option<Note>, StorageError> {

@@ -2,7 +2,7 @@
 //! emptied; expired keys, tombstones, sessions, sign-in limits and files no note refers
 //! to deleted.
 
-use app::api::ChangeKind;
+use app::api::{ChangeKind, FILE_MIN_CHARGE_BYTES};
 use sqlx::postgres::PgPool;
 
 use super::PgStore;
@@ -84,13 +84,16 @@ impl PgStore {
                    AND last_seen_at < $1 \
                    RETURNING scope, size), \
                  used AS ( \
-                   UPDATE file_usage u SET used_bytes = u.used_bytes - g.size \
-                   FROM (SELECT scope, SUM(size)::bigint AS size FROM gone GROUP BY scope) g \
+                   UPDATE file_usage u SET used_bytes = u.used_bytes - g.charge \
+                   FROM (SELECT scope, SUM(GREATEST(size, $3))::bigint AS charge \
+                         FROM gone GROUP BY scope) g \
                    WHERE u.scope = g.scope) \
                  SELECT COUNT(*) FROM gone",
             )
             .bind(cutoff)
             .bind(FILE_SWEEP_BATCH)
+            // What the inserts charged (`app::api::quota_charge`), so the usage stays exact.
+            .bind(FILE_MIN_CHARGE_BYTES as i64)
             .fetch_one(&self.pool)
             .await?;
             swept += batch as u64;

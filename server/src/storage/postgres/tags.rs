@@ -1,13 +1,13 @@
-//! Tags on PostgreSQL: counted for the tag list; inside a rename's transaction, the notes
-//! that carry one and the rename's own record.
+//! Tags on PostgreSQL: counted for the tag list; the notes a rename rewrites, read
+//! outside its transaction; inside it, their versions (locked) and the rename's record.
 
 use app::api::{Note, TagCount};
 
 use super::PgStore;
 use super::note_writes::PgTx;
 use crate::records::{Fingerprint, IdempotencyKey};
-use crate::storage::StorageError;
 use crate::storage::rows::{NOTE_COLUMNS, NoteRow};
+use crate::storage::{StorageError, TaggedRead};
 
 impl PgStore {
     pub async fn tag_counts(&self, scope: &str) -> Result<Vec<TagCount>, StorageError> {
@@ -25,20 +25,67 @@ impl PgStore {
     }
 }
 
+/// The ids of the person's notes carrying `$2` or a tag nested under it (`$4` is `$2/`,
+/// `$3` its length). The range (tag ≤ t < tag + "0": the tag and every `tag/…`, in the
+/// column's byte order) lets the tag index read that range only, not every tag of the
+/// person.
+const TAGGED_IDS: &str = "SELECT note_id FROM note_tags WHERE scope = $1 AND tag >= $2 \
+     AND tag < $2 || '0' AND (tag = $2 OR substr(tag, 1, $3) = $4)";
+
+impl PgStore {
+    /// What a rename of `tag` would rewrite, read outside its transaction: the notes, or
+    /// only how many and how long they are when their text passes `max_chars`.
+    pub async fn tagged_for_rename(
+        &self,
+        scope: &str,
+        tag: &str,
+        max_chars: u64,
+    ) -> Result<TaggedRead, StorageError> {
+        let nested = format!("{tag}/");
+        let nested_chars = nested.chars().count() as i32;
+        let (notes, chars): (i64, i64) = sqlx::query_as(&format!(
+            "SELECT count(*), coalesce(sum(length(title) + length(body)), 0)::bigint FROM notes \
+             WHERE scope = $1 AND id IN ({TAGGED_IDS})"
+        ))
+        .bind(scope)
+        .bind(tag)
+        .bind(nested_chars)
+        .bind(&nested)
+        .fetch_one(&self.reader)
+        .await?;
+        let chars = u64::try_from(chars).unwrap_or(0);
+        if chars > max_chars {
+            return Ok(TaggedRead::TooLarge {
+                notes: usize::try_from(notes).unwrap_or(0),
+                chars,
+            });
+        }
+        let rows: Vec<NoteRow> = sqlx::query_as(&format!(
+            "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = $1 AND id IN ({TAGGED_IDS}) \
+             ORDER BY created_at, id"
+        ))
+        .bind(scope)
+        .bind(tag)
+        .bind(nested_chars)
+        .bind(&nested)
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(TaggedRead::Notes(
+            rows.into_iter().map(Note::from).collect(),
+        ))
+    }
+}
+
 impl PgTx {
-    pub(super) async fn tagged_notes(
+    pub(super) async fn tagged_note_versions(
         &mut self,
         scope: &str,
         tag: &str,
-    ) -> Result<Vec<Note>, StorageError> {
+    ) -> Result<Vec<(String, i64)>, StorageError> {
         let nested = format!("{tag}/");
         // FOR UPDATE: an edit of one of these notes on another replica waits for the rename.
-        // The range (tag ≤ t < tag + "0": the tag and every `tag/…`, in the column's byte
-        // order) lets the tag index read that range only, not every tag of the person.
-        let rows: Vec<NoteRow> = sqlx::query_as(&format!(
-            "SELECT {NOTE_COLUMNS} FROM notes WHERE scope = $1 AND id IN \
-             (SELECT note_id FROM note_tags WHERE scope = $1 AND tag >= $2 AND tag < $2 || '0' \
-             AND (tag = $2 OR substr(tag, 1, $3) = $4)) \
+        let rows: Vec<(String, i64)> = sqlx::query_as(&format!(
+            "SELECT id, version FROM notes WHERE scope = $1 AND id IN ({TAGGED_IDS}) \
              ORDER BY created_at, id FOR UPDATE"
         ))
         .bind(scope)
@@ -47,7 +94,7 @@ impl PgTx {
         .bind(&nested)
         .fetch_all(&mut *self.0)
         .await?;
-        Ok(rows.into_iter().map(Note::from).collect())
+        Ok(rows)
     }
 
     pub(super) async fn rename_record(

@@ -9,6 +9,7 @@ use crate::records::{NewUser, User};
 use crate::storage::StorageError;
 use crate::storage::rows::SCOPED_TABLES;
 use crate::storage::rows::UserRow;
+use crate::storage::store::api_tokens::KEPT_THROUGH_A_PASSWORD_CHANGE;
 
 /// A unique-constraint failure on the usernames: the name is taken.
 fn taken(error: sqlx::Error) -> StorageError {
@@ -180,8 +181,15 @@ impl SqliteStore {
         Ok(changed == 1)
     }
 
-    /// A new password: every session of the user ends.
-    pub async fn set_password(&self, id: &str, hash: &str, now: &str) -> Result<(), StorageError> {
+    /// A new password: every session of the user ends, with the tokens other sessions
+    /// made (see `Store::set_password`).
+    pub async fn set_password(
+        &self,
+        id: &str,
+        hash: &str,
+        now: &str,
+        keep: Option<&str>,
+    ) -> Result<(), StorageError> {
         let mut tx = self.writer.begin().await?;
         sqlx::query("UPDATE users SET password_hash = ?, password_changed_at = ? WHERE id = ?")
             .bind(hash)
@@ -191,6 +199,23 @@ impl SqliteStore {
             .await?;
         sqlx::query("DELETE FROM sessions WHERE user_id = ?")
             .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        // No session's digest is empty: without a session to keep, only the tokens kept
+        // through an earlier change stay.
+        let keep = keep.unwrap_or("");
+        sqlx::query(
+            "DELETE FROM api_tokens WHERE user_id = ? AND (made_by IS NULL OR made_by NOT IN (?, ?))",
+        )
+        .bind(id)
+        .bind(keep)
+        .bind(KEPT_THROUGH_A_PASSWORD_CHANGE)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("UPDATE api_tokens SET made_by = ? WHERE user_id = ? AND made_by = ?")
+            .bind(KEPT_THROUGH_A_PASSWORD_CHANGE)
+            .bind(id)
+            .bind(keep)
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;

@@ -45,13 +45,15 @@ impl SqliteStore {
             return Ok(TokenMinted::TooMany);
         }
         sqlx::query(
-            "INSERT INTO api_tokens (id, user_id, name, digest, created_at) VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO api_tokens (id, user_id, name, digest, created_at, made_by) \
+             VALUES (?, ?, ?, ?, ?, ?)",
         )
         .bind(id)
         .bind(user_id)
         .bind(name)
         .bind(digest)
         .bind(now)
+        .bind(session)
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;

@@ -10,11 +10,13 @@
 
 use std::path::Path;
 
+use app::api::quota_charge;
 use sqlx::{Connection, SqliteConnection};
 
 use super::SqliteStore;
+use crate::records::file_cursor::FileCursor;
 use crate::storage::StorageError;
-use crate::storage::files::{FileInsert, SpoolChunks, StoredFile, spool_error};
+use crate::storage::files::{FileInsert, FilePage, SpoolChunks, StoredFile, spool_error};
 
 /// `files` columns read into [`StoredFile`].
 const FILE_COLUMNS: &str = "sha256, size, content_type, created_at";
@@ -152,6 +154,51 @@ impl SqliteStore {
         tx.commit().await?;
         Ok((rows.into_iter().map(stored).collect(), used))
     }
+
+    pub async fn file_page(
+        &self,
+        scope: &str,
+        limit: u32,
+        after: Option<&FileCursor>,
+    ) -> Result<FilePage, StorageError> {
+        // One more than asked tells whether another page exists.
+        let fetch = i64::from(limit) + 1;
+        // One read transaction, so the page, the usage and the count agree.
+        let mut tx = self.reader.begin().await?;
+        let rows: Vec<FileRow> = match after {
+            None => {
+                sqlx::query_as(&format!(
+                    "SELECT {FILE_COLUMNS} FROM files WHERE scope = ? \
+                     ORDER BY created_at DESC, sha256 DESC LIMIT ?"
+                ))
+                .bind(scope)
+                .bind(fetch)
+                .fetch_all(&mut *tx)
+                .await?
+            }
+            Some(after) => {
+                sqlx::query_as(&format!(
+                    "SELECT {FILE_COLUMNS} FROM files WHERE scope = ? \
+                     AND (created_at, sha256) < (?, ?) \
+                     ORDER BY created_at DESC, sha256 DESC LIMIT ?"
+                ))
+                .bind(scope)
+                .bind(&after.at)
+                .bind(&after.sha256)
+                .bind(fetch)
+                .fetch_all(&mut *tx)
+                .await?
+            }
+        };
+        let used = usage(&mut tx, scope).await?;
+        let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM files WHERE scope = ?")
+            .bind(scope)
+            .fetch_one(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        let files = rows.into_iter().map(stored).collect();
+        Ok(FilePage::of(files, limit, used, count.max(0) as u64))
+    }
 }
 
 /// The insert's statements, inside its transaction: `OverQuota` leaves what it did for
@@ -180,7 +227,7 @@ async fn write_file(
     if let Some(row) = existing {
         return Ok(FileInsert::AlreadyThere(stored(row)));
     }
-    if !count_usage(tx, scope, size, quota).await? {
+    if !count_usage(tx, scope, quota_charge(size), quota).await? {
         let used = usage(tx, scope).await?;
         return Ok(FileInsert::OverQuota { used, quota });
     }
@@ -218,12 +265,12 @@ async fn write_file(
     }))
 }
 
-/// Adds `size` to the person's usage if it stays within `quota`; false (nothing changed)
-/// if it would not.
+/// Adds `charge` (a file's [`quota_charge`]) to the person's usage if it stays within
+/// `quota`; false (nothing changed) if it would not.
 async fn count_usage(
     tx: &mut SqliteConnection,
     scope: &str,
-    size: u64,
+    charge: u64,
     quota: u64,
 ) -> Result<bool, StorageError> {
     sqlx::query("INSERT INTO file_usage (scope, used_bytes) VALUES (?, 0) ON CONFLICT DO NOTHING")
@@ -234,16 +281,16 @@ async fn count_usage(
         "UPDATE file_usage SET used_bytes = used_bytes + ? \
          WHERE scope = ? AND used_bytes + ? <= ? RETURNING used_bytes",
     )
-    .bind(size as i64)
+    .bind(charge as i64)
     .bind(scope)
-    .bind(size as i64)
+    .bind(charge as i64)
     .bind(quota.min(i64::MAX as u64) as i64)
     .fetch_optional(&mut *tx)
     .await?;
     Ok(counted.is_some())
 }
 
-/// The bytes the person's files take.
+/// What the person's files cost of the quota.
 async fn usage(tx: &mut SqliteConnection, scope: &str) -> Result<u64, StorageError> {
     let used: Option<i64> = sqlx::query_scalar("SELECT used_bytes FROM file_usage WHERE scope = ?")
         .bind(scope)

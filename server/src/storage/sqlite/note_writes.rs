@@ -156,8 +156,12 @@ impl NoteWrites for SqliteTx<'_> {
         purge_note(self.0, scope, id, Some(key), Some(fingerprint), at)
     }
 
-    async fn tagged(&mut self, scope: &str, tag: &str) -> Result<Vec<Note>, StorageError> {
-        self.tagged_notes(scope, tag)
+    async fn tagged_versions(
+        &mut self,
+        scope: &str,
+        tag: &str,
+    ) -> Result<Vec<(String, i64)>, StorageError> {
+        self.tagged_note_versions(scope, tag)
     }
 
     async fn past_rename(

@@ -1,13 +1,16 @@
 //! Reading notes on SQLite: the pages of notes and of the trash, one note, its
 //! revisions, and every note of a person (for an export).
 
-use app::api::{Note, NotesPage, Revision};
+use app::api::{Note, NotesPage, Revision, RevisionSummary, RevisionsPage};
 
 use super::SqliteStore;
 use super::tag_range::{TAGGED_IDS, TagRange};
 use crate::records::cursor::{Cursor, Order};
 use crate::storage::StorageError;
-use crate::storage::rows::{NOTE_COLUMNS, NoteRow, RevisionRow};
+use crate::storage::history::{self, Versions};
+use crate::storage::rows::{
+    NOTE_COLUMNS, NoteRow, REVISION_SUMMARY_COLUMNS, RevisionRow, RevisionSummaryRow,
+};
 
 /// A page of the person's notes outside the trash, pinned first, then newest first;
 /// `after` and `tagged` narrow it (a cursor, a tag's [`TAGGED_IDS`]).
@@ -90,26 +93,63 @@ impl SqliteStore {
         Ok(Cursor::page(notes, limit, Order::Trashed))
     }
 
-    pub async fn revisions(
+    pub async fn history(
         &self,
         scope: &str,
         id: &str,
-    ) -> Result<Option<Vec<Revision>>, StorageError> {
-        let rows: Vec<RevisionRow> = sqlx::query_as(
+        versions: Versions,
+        limit: u32,
+    ) -> Result<Option<RevisionsPage>, StorageError> {
+        let (after, order) = versions.sql();
+        // One read transaction, so an empty page and the note's existence agree.
+        let mut tx = self.reader.begin().await?;
+        let rows: Vec<RevisionSummaryRow> = sqlx::query_as(&format!(
+            "SELECT {REVISION_SUMMARY_COLUMNS} FROM revisions \
+             WHERE scope = ? AND note_id = ? AND {after} ? {order} LIMIT ?"
+        ))
+        .bind(scope)
+        .bind(id)
+        .bind(versions.bound())
+        // One more than asked tells whether another page exists.
+        .bind(i64::from(limit) + 1)
+        .fetch_all(&mut *tx)
+        .await?;
+        // An empty page (past the last version) is a page of a note that exists, or none.
+        if rows.is_empty() {
+            let note: Option<i64> =
+                sqlx::query_scalar("SELECT 1 FROM notes WHERE scope = ? AND id = ?")
+                    .bind(scope)
+                    .bind(id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            if note.is_none() {
+                return Ok(None);
+            }
+        }
+        tx.commit().await?;
+        let revisions = rows
+            .into_iter()
+            .map(RevisionSummary::try_from)
+            .collect::<Result<_, _>>()?;
+        Ok(Some(history::page(revisions, limit)))
+    }
+
+    pub async fn revision(
+        &self,
+        scope: &str,
+        id: &str,
+        version: i64,
+    ) -> Result<Option<Revision>, StorageError> {
+        let row: Option<RevisionRow> = sqlx::query_as(
             "SELECT version, title, body, created_at, kind FROM revisions \
-             WHERE scope = ? AND note_id = ? ORDER BY version",
+             WHERE scope = ? AND note_id = ? AND version = ?",
         )
         .bind(scope)
         .bind(id)
-        .fetch_all(&self.reader)
+        .bind(version)
+        .fetch_optional(&self.reader)
         .await?;
-        if rows.is_empty() {
-            return Ok(None);
-        }
-        rows.into_iter()
-            .map(Revision::try_from)
-            .collect::<Result<_, _>>()
-            .map(Some)
+        row.map(Revision::try_from).transpose()
     }
 
     pub async fn get_note(&self, scope: &str, id: &str) -> Result<Option<Note>, StorageError> {

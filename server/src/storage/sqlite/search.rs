@@ -37,14 +37,9 @@ impl SqliteStore {
                 return Ok(Vec::new());
             };
             let range = TagRange::of(first);
-            let rows: Vec<NoteRow> = sqlx::query_as(&tags_only_sql())
-                .bind(scope)
-                .bind(scope)
-                .bind(range.tag)
-                .bind(range.tag)
-                .bind(range.tag)
-                .bind(range.nested_chars)
-                .bind(&range.nested)
+            let sql = tags_only_sql();
+            let rows: Vec<NoteRow> = range
+                .bound(scope, sqlx::query_as(&sql))
                 .bind(&wanted)
                 .bind(i64::from(limit))
                 .bind(i64::from(offset))

@@ -1,6 +1,7 @@
 //! The background sweeps on SQLite: the trash emptied; expired keys, tombstones,
 //! sessions, sign-in limits and files no note refers to deleted.
 
+use app::api::quota_charge;
 use rusqlite::{Connection, params};
 
 use super::SqliteStore;
@@ -105,8 +106,10 @@ impl SqliteStore {
                     .bind(sha256)
                     .execute(&mut *tx)
                     .await?;
+                // What the insert charged, so the usage stays exact.
+                let charge = quota_charge((*size).max(0) as u64) as i64;
                 sqlx::query("UPDATE file_usage SET used_bytes = used_bytes - ? WHERE scope = ?")
-                    .bind(size)
+                    .bind(charge)
                     .bind(scope)
                     .execute(&mut *tx)
                     .await?;

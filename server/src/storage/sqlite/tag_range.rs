@@ -1,5 +1,9 @@
 //! A tag and every tag nested under it, as a range of the tag index.
 
+use sqlx::Sqlite;
+use sqlx::query::QueryAs;
+use sqlx::sqlite::SqliteArguments;
+
 /// The ids of the person's notes carrying a tag or one nested under it: binds the scope,
 /// then [`TagRange`]'s `tag`, `tag`, `tag`, `nested_chars`, `nested`. The range
 /// (`tag` ≤ t < `tag` + "0") holds the tag and every `tag/…` ('/' sorts just before '0'),
@@ -22,5 +26,24 @@ impl<'a> TagRange<'a> {
             nested_chars: nested.chars().count() as i64,
             nested,
         }
+    }
+}
+
+impl TagRange<'_> {
+    /// `query` with what a statement that reads `+scope = ? AND id IN (TAGGED_IDS)` binds
+    /// first: the scope (the statement's, then the tag index's), then the range.
+    pub fn bound<'q, O>(
+        &'q self,
+        scope: &'q str,
+        query: QueryAs<'q, Sqlite, O, SqliteArguments<'q>>,
+    ) -> QueryAs<'q, Sqlite, O, SqliteArguments<'q>> {
+        query
+            .bind(scope)
+            .bind(scope)
+            .bind(self.tag)
+            .bind(self.tag)
+            .bind(self.tag)
+            .bind(self.nested_chars)
+            .bind(&self.nested)
     }
 }

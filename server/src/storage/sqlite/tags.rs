@@ -1,5 +1,5 @@
-//! Tags on SQLite: counted for the tag list; inside a rename's transaction, the notes
-//! that carry one and the rename's own record.
+//! Tags on SQLite: counted for the tag list; the notes a rename rewrites, read outside
+//! the writer; inside its transaction, their versions and the rename's own record.
 
 use app::api::{Note, TagCount};
 use rusqlite::{OptionalExtension, params};
@@ -8,8 +8,8 @@ use super::SqliteStore;
 use super::note_writes::SqliteTx;
 use super::tag_range::{TAGGED_IDS, TagRange};
 use crate::records::{Fingerprint, IdempotencyKey};
-use crate::storage::StorageError;
 use crate::storage::rows::{NOTE_COLUMNS, NoteRow};
+use crate::storage::{StorageError, TaggedRead};
 
 impl SqliteStore {
     pub async fn tag_counts(&self, scope: &str) -> Result<Vec<TagCount>, StorageError> {
@@ -40,22 +40,57 @@ pub(super) const TAG_COUNTS: &str = "SELECT t.tag, count(*) FROM note_tags t \
 /// read by the ids the tag index gives. Both `+scope` and the tag's range matter: without
 /// them SQLite's planner (it has no statistics) walks every note of the person, and
 /// every tag of theirs, to find a few (171 ms at 100,000 notes, inside the write lock of
-/// a rename; 22 ms for a tag on 3,755 of them, measured).
-pub(super) fn tagged_notes_sql() -> String {
+/// a rename; 22 ms for a tag on 3,755 of them, measured). `what` is the columns read.
+pub(super) fn tagged_sql(what: &str) -> String {
     format!(
-        "SELECT {NOTE_COLUMNS} FROM notes WHERE +scope = ? AND id IN ({TAGGED_IDS}) \
-         ORDER BY created_at, id"
+        "SELECT {what} FROM notes WHERE +scope = ? AND id IN ({TAGGED_IDS}) ORDER BY created_at, id"
     )
 }
 
+impl SqliteStore {
+    /// What a rename of `tag` would rewrite, read outside the writer: the notes, or only
+    /// how many and how long they are when their text passes `max_chars`.
+    pub async fn tagged_for_rename(
+        &self,
+        scope: &str,
+        tag: &str,
+        max_chars: u64,
+    ) -> Result<TaggedRead, StorageError> {
+        let range = TagRange::of(tag);
+        let sizes = format!(
+            "SELECT count(*), coalesce(sum(length(title) + length(body)), 0) FROM notes \
+             WHERE +scope = ? AND id IN ({TAGGED_IDS})"
+        );
+        let (notes, chars): (i64, i64) = range
+            .bound(scope, sqlx::query_as(&sizes))
+            .fetch_one(&self.reader)
+            .await?;
+        let chars = u64::try_from(chars).unwrap_or(0);
+        if chars > max_chars {
+            return Ok(TaggedRead::TooLarge {
+                notes: usize::try_from(notes).unwrap_or(0),
+                chars,
+            });
+        }
+        let notes_sql = tagged_sql(NOTE_COLUMNS);
+        let rows: Vec<NoteRow> = range
+            .bound(scope, sqlx::query_as(&notes_sql))
+            .fetch_all(&self.reader)
+            .await?;
+        Ok(TaggedRead::Notes(
+            rows.into_iter().map(Note::from).collect(),
+        ))
+    }
+}
+
 impl SqliteTx<'_> {
-    pub(super) fn tagged_notes(
+    pub(super) fn tagged_note_versions(
         &mut self,
         scope: &str,
         tag: &str,
-    ) -> Result<Vec<Note>, StorageError> {
+    ) -> Result<Vec<(String, i64)>, StorageError> {
         let range = TagRange::of(tag);
-        let mut select = self.0.prepare_cached(&tagged_notes_sql())?;
+        let mut select = self.0.prepare_cached(&tagged_sql("id, version"))?;
         let rows = select.query_map(
             params![
                 scope,
@@ -66,13 +101,9 @@ impl SqliteTx<'_> {
                 range.nested_chars,
                 range.nested
             ],
-            NoteRow::from_sqlite,
+            |row| Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?)),
         )?;
-        let mut notes = Vec::new();
-        for row in rows {
-            notes.push(Note::from(row?));
-        }
-        Ok(notes)
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 
     pub(super) fn rename_record(

@@ -24,13 +24,20 @@ pub enum TokenMinted {
 pub struct NewApiToken<'a> {
     pub id: &'a str,
     pub user_id: &'a str,
-    /// The SHA-256 of the session token of the request that asks for it.
+    /// The SHA-256 of the session token of the request that asks for it; the row keeps it
+    /// (`made_by`), so a password change can tell this session's tokens from others'.
     pub session: &'a str,
     pub name: &'a str,
     /// The SHA-256 of the token itself (the token is never stored).
     pub digest: &'a str,
     pub created_at: &'a str,
 }
+
+/// What `made_by` holds for a token kept through a password change (it was made by the
+/// session the password was changed from): it is its person's, and stays through the
+/// changes after that too, from whichever session. Never a session's digest (64 hex
+/// digits).
+pub const KEPT_THROUGH_A_PASSWORD_CHANGE: &str = "password-change";
 
 /// The personal access tokens of a [`Store`].
 pub struct ApiTokens<'a>(&'a Store);

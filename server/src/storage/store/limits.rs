@@ -17,9 +17,10 @@ delegate! {
     Limits {
         /// Counts an attempt in a limit's bucket, in one statement: unless the bucket is
         /// locked at `now`, its count goes up by one (a window begun before `cutoff`, or a
-        /// lock that has passed, starts over at one), and a count past `max` locks it until
-        /// `lock_until`. Returns the count and the lock, if any.
-        fn take_attempt(&self, bucket: &str, now: &str, cutoff: &str, max: i64, lock_until: &str) -> Result<(i64, Option<String>), StorageError>;
+        /// lock that has passed, starts over at one). Returns the count and the lock, if
+        /// any. Counting never locks: only a failure does (`lock_bucket`), so attempts
+        /// being checked at once cannot lock out the person making them.
+        fn take_attempt(&self, bucket: &str, now: &str, cutoff: &str) -> Result<(i64, Option<String>), StorageError>;
         /// Locks a limit's bucket until `until`.
         fn lock_bucket(&self, bucket: &str, until: &str) -> Result<(), StorageError>;
         /// Gives back one attempt counted in a bucket (its lock, if any, stays).

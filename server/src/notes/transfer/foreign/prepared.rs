@@ -93,6 +93,9 @@ fn one_line(text: &str) -> String {
 fn tags_of(note: &ForeignNote) -> (Vec<String>, Vec<TagMapping>) {
     let mut tags = Vec::new();
     let mut renamed = Vec::new();
+    // A set, not a search of the list for each tag: a note's labels can number hundreds
+    // of thousands in a hostile export (they are a few bytes each).
+    let mut seen = std::collections::HashSet::new();
     for name in &note.tags {
         let tag = match tag_for(name) {
             TagName::Kept(tag) => tag,
@@ -111,11 +114,11 @@ fn tags_of(note: &ForeignNote) -> (Vec<String>, Vec<TagMapping>) {
                 continue;
             }
         };
-        if !tags.contains(&tag) {
+        if seen.insert(tag.clone()) {
             tags.push(tag);
         }
     }
-    if note.archived && !tags.iter().any(|t| t == ARCHIVED_TAG) {
+    if note.archived && !seen.contains(ARCHIVED_TAG) {
         tags.push(ARCHIVED_TAG.to_owned());
     }
     (tags, renamed)
@@ -123,10 +126,11 @@ fn tags_of(note: &ForeignNote) -> (Vec<String>, Vec<TagMapping>) {
 
 /// `body` with a last paragraph of the `tags` its text does not carry yet.
 fn with_tags(title: &str, body: &str, tags: &[String]) -> String {
+    // Sorted and deduplicated: searched by halves.
     let has = tags::of_note(title, body);
     let missing: Vec<String> = tags
         .iter()
-        .filter(|t| !has.contains(t))
+        .filter(|t| has.binary_search(t).is_err())
         .map(|t| format!("#{t}"))
         .collect();
     match (body.is_empty(), missing.is_empty()) {

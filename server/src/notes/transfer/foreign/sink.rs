@@ -35,6 +35,9 @@ use crate::timestamp;
 const UNPACKED_PER_UPLOADED_BYTE: u64 = 4;
 /// How many skipped notes the report names (it counts them all).
 const SKIPPED_NAMED: usize = 100;
+/// How many renamed tags the report names: each note of an export may bring names of its
+/// own, and the report is one answer.
+const RENAMED_NAMED: usize = 100;
 /// How much of a name the report quotes.
 const NAME_QUOTED_CHARS: usize = 80;
 
@@ -310,8 +313,15 @@ impl imports::Sink for NoteSink {
             }
         };
         for mapping in &prepared.renamed_tags {
-            if !self.report.tags_renamed.contains(mapping) {
-                self.report.tags_renamed.push(TagMapping::clone(mapping));
+            if self.report.tags_renamed.len() == RENAMED_NAMED {
+                break;
+            }
+            let named = TagMapping {
+                from: cut(&mapping.from, NAME_QUOTED_CHARS),
+                to: mapping.to.clone(),
+            };
+            if !self.report.tags_renamed.contains(&named) {
+                self.report.tags_renamed.push(named);
             }
         }
         match self.make(&prepared) {
