@@ -14,6 +14,10 @@ pub const FILES_PREFIX: &str = "oncenote-files-";
 pub const META_CACHE: &str = "oncenote-meta";
 /// The one entry of [`META_CACHE`]: its body is that person's id, or [`NOBODY`].
 pub const OWNER_ENTRY: &str = "/owner";
+/// The header of [`OWNER_ENTRY`] that says when the answer it followed was asked for (ms
+/// since 1970): the worker follows a page answer only if it was asked for after the one
+/// it followed last, so one on its way while its person left brings them back as no one.
+pub const ASKED_HEADER: &str = "x-asked-at";
 /// Nobody signed in, as a page answer's owner header and as [`OWNER_ENTRY`] say it.
 pub const NOBODY: &str = "-";
 /// The page answer's mark that the worker must never keep it (the account pages, which

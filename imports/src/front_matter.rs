@@ -123,23 +123,21 @@ fn interpret(values: Vec<(String, Value)>) -> FrontMatter {
     let mut front = FrontMatter::default();
     let mut date = None;
     let mut modified = None;
+    // Every `tags:` and `tag:` key's words, made the note's tags once at the end: YAML
+    // takes a key many times, and the tags made again at each one was quadratic.
+    let mut words: Vec<String> = Vec::new();
     for (key, value) in values {
         match (key.to_lowercase().as_str(), value) {
             ("title", Value::Text(text)) if !text.trim().is_empty() => {
                 front.title = Some(text.trim().to_owned());
             }
-            ("tags" | "tag", value) => {
-                let words: Vec<String> = match value {
-                    Value::List(items) => items,
-                    Value::Text(text) => text
-                        .split(|c: char| c == ',' || c.is_whitespace())
-                        .map(str::to_owned)
-                        .collect(),
-                };
-                let words = words.iter().map(|w| w.trim().trim_start_matches('#'));
-                front.tags =
-                    crate::names::note_tags(front.tags.iter().map(String::as_str).chain(words));
-            }
+            ("tags" | "tag", value) => match value {
+                Value::List(items) => words.extend(items),
+                Value::Text(text) => words.extend(
+                    text.split(|c: char| c == ',' || c.is_whitespace())
+                        .map(str::to_owned),
+                ),
+            },
             ("created", Value::Text(text)) => front.created = parse_instant(&text),
             ("date", Value::Text(text)) => date = parse_instant(&text),
             ("updated", Value::Text(text)) => front.updated = parse_instant(&text),
@@ -147,6 +145,7 @@ fn interpret(values: Vec<(String, Value)>) -> FrontMatter {
             _ => {}
         }
     }
+    front.tags = crate::names::note_tags(words.iter().map(|w| w.trim().trim_start_matches('#')));
     front.created = front.created.or(date);
     front.updated = front.updated.or(modified);
     front

@@ -194,6 +194,22 @@ mod tests {
     }
 
     #[test]
+    fn a_member_s_name_is_kept_once_for_the_list_and_the_table_of_places() {
+        let tar = tar_with_long_name(300);
+        let opened = Tarball::open(tar.path(), &Limits::default()).unwrap();
+        let listed = opened.file_names();
+        let (in_table, _) = opened.members.get_key_value(&*listed[0]).unwrap();
+        // One allocation shared, not a copy each (a tar of 40,000 long names was held
+        // twice, and a third time by the Joplin reader's listing).
+        assert!(Rc::ptr_eq(&listed[0], in_table));
+        assert_eq!(
+            Rc::strong_count(in_table),
+            3,
+            "the list, the table, and this listing"
+        );
+    }
+
+    #[test]
     fn member_names_past_their_budget_are_refused_while_listing() {
         // Ten members named in 1,000 bytes each: 10,000 bytes of names.
         let mut tar = tar::Builder::new(Vec::new());

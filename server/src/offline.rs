@@ -95,6 +95,7 @@ impl ShellBuild {
             ("__META_CACHE__", worker_caches::META_CACHE),
             ("__OWNER_ENTRY__", worker_caches::OWNER_ENTRY),
             ("__NOBODY__", worker_caches::NOBODY),
+            ("__ASKED_HEADER__", worker_caches::ASKED_HEADER),
             ("__OWNER_HEADER__", app::api::OWNER_HEADER),
             ("__KEEP_HEADER__", worker_caches::KEEP_HEADER),
             ("__KEEP_NEVER__", worker_caches::KEEP_NEVER),

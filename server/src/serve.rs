@@ -101,7 +101,9 @@ pub async fn serve(
         };
         // The address's place first: a client past its own share is told so, and takes
         // none of the server's.
-        let address_place = if limits.trusted_proxies.contains(&peer.ip()) {
+        // An IPv4 client of a `[::]` listener arrives as `::ffff:a.b.c.d`: canonical, it is
+        // the address the operator wrote.
+        let address_place = if limits.trusted_proxies.contains(&peer.ip().to_canonical()) {
             None
         } else {
             match per_address.take(peer.ip()) {

@@ -90,6 +90,14 @@ impl Application {
                  raise it (LimitNOFILE in the systemd unit, ulimit -n) to allow more"
             );
         }
+        if listener.local_addr()?.ip().is_loopback() && config.trusted_proxies.is_empty() {
+            tracing::info!(
+                "listening on loopback and trusting no proxy: behind a reverse proxy on this \
+                 machine, set ONCENOTE_TRUSTED_PROXIES=127.0.0.1, or every client counts as \
+                 the proxy (sign-in limits, and ONCENOTE_MAX_CONNECTIONS_PER_ADDRESS for the \
+                 whole site)"
+            );
+        }
         let limits = ConnectionLimits {
             header_timeout: config.header_timeout,
             max_connections,

@@ -4,7 +4,9 @@
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-use crate::worker_caches::{META_CACHE, NOBODY, OWNER_ENTRY, files_cache, pages_cache};
+use crate::worker_caches::{
+    ASKED_HEADER, META_CACHE, NOBODY, OWNER_ENTRY, files_cache, pages_cache,
+};
 
 pub fn register() {
     let Some(window) = web_sys::window() else {
@@ -55,7 +57,13 @@ pub async fn forget(user: &str) -> Result<(), JsValue> {
     };
     let owner = JsFuture::from(entry.text()?).await?.as_string();
     if owner.as_deref() == Some(user) {
-        let nobody = web_sys::Response::new_with_opt_str(Some(NOBODY))?;
+        // Stamped now: an answer for the person that was asked for before they left is
+        // older, and the worker does not bring them back for it.
+        let init = web_sys::ResponseInit::new();
+        let headers = web_sys::Headers::new()?;
+        headers.set(ASKED_HEADER, &js_sys::Date::now().to_string())?;
+        init.set_headers(&headers);
+        let nobody = web_sys::Response::new_with_opt_str_and_init(Some(NOBODY), &init)?;
         JsFuture::from(meta.put_with_str(OWNER_ENTRY, &nobody)).await?;
     }
     Ok(())

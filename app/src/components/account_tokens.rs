@@ -57,7 +57,7 @@ pub fn AccountTokens() -> impl IntoView {
         <p class="muted">
             "A script sends a token as " <code>"Authorization: Bearer …"</code>
             " to read and write your notes, tags and files. A token cannot change your password or make other tokens."
-            " Changing your password ends the tokens made from your other browsers and devices; the ones made here stay until you revoke them."
+            " Changing your password ends the tokens made from your other browsers and devices; the ones made here stay, as long as you change it here."
         </p>
         <form
             class="compose tokens-form"

@@ -129,16 +129,18 @@ pub async fn sign_up(
     Ok(user.id)
 }
 
-/// Changes the viewer's password; every session of theirs ends (the caller starts a new
-/// one for the request at hand), and every API token another session made: a session
-/// stolen from the person minted its tokens without the password, and this is how the
-/// person takes them back. The tokens this session made stay (PROTOCOL.md, "API tokens").
+/// Changes the viewer's password; every session of theirs ends, and every API token
+/// another session made: a session stolen from the person minted its tokens without the
+/// password, and this is how the person takes them back. The tokens this session made (or
+/// was handed by an earlier change) stay, handed on to the session the change starts for
+/// the request at hand: its token is returned, for the caller to start it
+/// (`session::start_with`). PROTOCOL.md, "API tokens".
 pub async fn change_password(
     state: &AppState,
     viewer: &Viewer,
     current: &str,
     new: &str,
-) -> Result<(), ApiError> {
+) -> Result<String, ApiError> {
     valid_password(new)?;
     let attempt = limits::begin(
         &state.store,
@@ -164,6 +166,7 @@ pub async fn change_password(
         }
     }
     let hash = password::hash(new.to_owned()).await?;
+    let successor = tokens::new_token();
     state
         .store
         .accounts()
@@ -172,12 +175,13 @@ pub async fn change_password(
             &hash,
             &timestamp::format(timestamp::now()),
             viewer.session(),
+            &tokens::digest(&successor),
         )
         .await?;
     // Live streams opened with a session or a token that ended now close.
     super::session::sessions_ended(&state.store, &viewer.user_id).await;
     tracing::info!(username = %viewer.username, "password changed; every other session, and the tokens they made, ended");
-    Ok(())
+    Ok(successor)
 }
 
 /// A new single-use invitation: `(token, expires_at)`.

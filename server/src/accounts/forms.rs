@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use serde::Deserialize;
 
-use super::session::{AdminSignedIn, CookieSecurity, SignedIn, clear_cookie, start};
+use super::session::{AdminSignedIn, CookieSecurity, SignedIn, clear_cookie, start, start_with};
 use super::{Viewer, actions, session, setup};
 use crate::error::ApiError;
 use crate::http::body::read_limited;
@@ -271,14 +271,14 @@ async fn change_password(
         Err(error) => return back("/account", &error),
     };
     let done = async {
-        actions::change_password(
+        let successor = actions::change_password(
             &state,
             &viewer,
             &fields.current_password,
             &fields.new_password,
         )
         .await?;
-        start(&state, &viewer.user_id, None, security).await
+        start_with(&state, &viewer.user_id, successor, security).await
     };
     match done.await {
         Ok(cookie) => redirect("/account?changed=password", Some(cookie)),

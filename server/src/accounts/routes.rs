@@ -16,7 +16,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use serde::{Deserialize, Serialize};
 
-use super::session::{AdminSignedIn, CookieSecurity, SignedIn, clear_cookie, start};
+use super::session::{AdminSignedIn, CookieSecurity, SignedIn, clear_cookie, start, start_with};
 use super::{Viewer, actions, session, setup};
 use crate::error::ApiError;
 use crate::http::body::{parse_json, read_limited, require_json};
@@ -125,14 +125,14 @@ async fn change_password(
     body: Body,
 ) -> Result<Response, ApiError> {
     let change: PasswordChange = json(&state, &headers, body, "a password change").await?;
-    actions::change_password(
+    let successor = actions::change_password(
         &state,
         &viewer,
         &change.current_password,
         &change.new_password,
     )
     .await?;
-    let cookie = start(&state, &viewer.user_id, None, security).await?;
+    let cookie = start_with(&state, &viewer.user_id, successor, security).await?;
     Ok(with_session(StatusCode::NO_CONTENT, cookie))
 }
 

@@ -257,7 +257,17 @@ pub async fn start(
         state.store.sessions().delete_session(session).await?;
         sessions_ended(&state.store, &previous.user_id).await;
     }
-    let token = tokens::new_token();
+    start_with(state, user_id, tokens::new_token(), security).await
+}
+
+/// Starts the session of `token` (made beforehand: a password change hands its person's
+/// tokens on to it first) and answers its cookie.
+pub async fn start_with(
+    state: &AppState,
+    user_id: &str,
+    token: String,
+    security: CookieSecurity,
+) -> Result<HeaderValue, ApiError> {
     let now = timestamp::now();
     state
         .store

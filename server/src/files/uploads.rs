@@ -20,15 +20,21 @@ pub const EXPORTS_PER_PERSON: usize = 1;
 pub const IMPORTS_AT_ONCE: usize = 2;
 /// Imports of one person at once: one person's script cannot hold every place.
 pub const IMPORTS_PER_PERSON: usize = 1;
+/// Imports whose uploads are arriving at once in one process (one of each person's): a
+/// slow or stalled upload holds one of these, not one of the [`IMPORTS_AT_ONCE`] that
+/// run, and the spool holds at most this many imports on their way besides those.
+pub const IMPORTS_ARRIVING_AT_ONCE: usize = 4;
 
 /// What uploads share in a process: their places, and their spool.
 #[derive(Debug)]
 pub struct Uploads {
     pub limits: Arc<UploadLimits>,
     pub spool: Spool,
-    /// The places of imports, held from when the upload is spooled (while it arrives it
-    /// holds an upload's place) until the import has stopped reading it (not only until
-    /// its request ends).
+    /// The places of imports on their way in: one of each person's, a few of everyone's,
+    /// held while the upload is spooled.
+    pub imports_arriving: Arc<UploadLimits>,
+    /// The places of imports that run, held from when the upload is spooled until the
+    /// import has stopped reading it (not only until its request ends).
     pub imports: Arc<UploadLimits>,
     /// The places of exports, held from before the spool is written until the answer's
     /// body is sent (or dropped).
@@ -49,6 +55,10 @@ impl Uploads {
             limits: UploadLimits::new(config.uploads_per_person, config.uploads_max),
             spool,
             exports: UploadLimits::for_exports(EXPORTS_PER_PERSON, EXPORTS_AT_ONCE),
+            imports_arriving: UploadLimits::for_imports(
+                IMPORTS_PER_PERSON,
+                IMPORTS_ARRIVING_AT_ONCE,
+            ),
             imports: UploadLimits::for_imports(IMPORTS_PER_PERSON, IMPORTS_AT_ONCE),
         })
     }

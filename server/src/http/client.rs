@@ -15,7 +15,7 @@ pub struct ClientAddr(pub SocketAddr);
 /// The client's address: the connection's, or — from a trusted proxy — the last address
 /// that proxy put in `X-Forwarded-For`.
 pub fn client_ip(headers: &HeaderMap, peer: Option<ClientAddr>, config: &Config) -> IpAddr {
-    let peer_ip = peer.map_or(IpAddr::from([0, 0, 0, 0]), |p| p.0.ip());
+    let peer_ip = peer.map_or(IpAddr::from([0, 0, 0, 0]), |p| p.0.ip().to_canonical());
     if !config.trusted_proxies.contains(&peer_ip) {
         return peer_ip;
     }
@@ -51,7 +51,7 @@ pub fn is_https(headers: &HeaderMap, peer: Option<ClientAddr>, config: &Config) 
     if config.public_https() {
         return true;
     }
-    let trusted = peer.is_some_and(|p| config.trusted_proxies.contains(&p.0.ip()));
+    let trusted = peer.is_some_and(|p| config.trusted_proxies.contains(&p.0.ip().to_canonical()));
     trusted
         && headers
             .get("x-forwarded-proto")

@@ -114,7 +114,12 @@ pub async fn through_a_proxy(
     next: Next,
 ) -> Response {
     let peer = request.extensions().get::<ClientAddr>().copied();
-    let from_proxy = peer.is_some_and(|p| proxied.config.trusted_proxies.contains(&p.0.ip()));
+    let from_proxy = peer.is_some_and(|p| {
+        proxied
+            .config
+            .trusted_proxies
+            .contains(&p.0.ip().to_canonical())
+    });
     if !from_proxy {
         return next.run(request).await;
     }

@@ -74,7 +74,7 @@ const KEEP_FILES = 50;
 const META = "__META_CACHE__";
 const OWNER_ENTRY = "__OWNER_ENTRY__";
 const NOBODY = "__NOBODY__";
-const ASKED_HEADER = "x-asked-at";
+const ASKED_HEADER = "__ASKED_HEADER__";
 // Whose a page (or an image) is, and a page's mark that it is never kept.
 const OWNER_HEADER = "__OWNER_HEADER__";
 const KEEP_HEADER = "__KEEP_HEADER__";

@@ -41,7 +41,7 @@ async fn rename_tag(
     body: Body,
 ) -> Response {
     let scope = &viewer.user_id;
-    let max_chars = state.config.rename_max_chars;
+    let (max_chars, wait) = (state.config.rename_max_chars, state.config.key_wait);
     prepared_write_request(
         &state,
         scope,
@@ -52,7 +52,7 @@ async fn rename_tag(
             let request: TagRename = parse_json(bytes, "a tag rename")?;
             ValidRename::parse(request)
         },
-        async |rename| RenameTag::prepare(&state.store, scope, rename, max_chars).await,
+        async |rename| RenameTag::prepare(&state.store, scope, rename, max_chars, wait).await,
         renamed,
     )
     .await

@@ -232,3 +232,15 @@ async fn an_export_whose_reader_never_reads_gives_its_place_back_after_the_send_
     );
     drop(stalled);
 }
+
+#[tokio::test]
+async fn a_live_stream_that_is_read_outlives_the_send_timeout_while_nothing_happens() {
+    let app = spawn_app_with(|c| c.send_timeout = Duration::from_secs(1)).await;
+    let mut stream =
+        crate::live_events::EventStream::open(&app.client, &app.address, None, None).await;
+    // Idle for four send timeouts: nothing was written, so nothing waited on the client.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let note = app.create("Still there", "x").await;
+    let event = stream.expect(Duration::from_secs(10)).await;
+    assert_eq!(event.change().note_id, note.id);
+}

@@ -24,6 +24,19 @@ fn vault(files: &[(&str, Vec<u8>)], stored: bool) -> Vec<u8> {
     zip.finish().unwrap().into_inner()
 }
 
+/// A one-note vault imported by `client`: the answer.
+async fn a_small_import(
+    client: &reqwest::Client,
+    app: &crate::helpers::TestApp,
+) -> reqwest::Response {
+    client
+        .post(app.url("/api/import"))
+        .body(vault(&[("a.md", b"A".to_vec())], false))
+        .send()
+        .await
+        .unwrap()
+}
+
 /// What keeps a stalled upload waiting: dropped, its body ends.
 type Sending = futures::channel::mpsc::UnboundedSender<Result<Vec<u8>, std::io::Error>>;
 
@@ -54,13 +67,7 @@ async fn uploads_still_arriving_hold_no_import_place() {
     let (ann_sending, ann_import) = stalled_import(&ann, &app);
     let (bea_sending, bea_import) = stalled_import(&bea, &app);
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-    let theirs = app
-        .client
-        .post(app.url("/api/import"))
-        .body(vault(&[("a.md", b"A".to_vec())], false))
-        .send()
-        .await
-        .unwrap();
+    let theirs = a_small_import(&app.client, &app).await;
     assert_eq!(theirs.status(), 200, "{}", theirs.text().await.unwrap());
     drop((ann_sending, bea_sending));
     let _ = (ann_import.await, bea_import.await);
@@ -90,36 +97,19 @@ async fn a_second_import_of_the_same_person_while_one_runs_is_429() {
         "{line:?}"
     );
 
-    let second = app
-        .client
-        .post(app.url("/api/import"))
-        .body(vault(&[("a.md", b"A".to_vec())], false))
-        .send()
-        .await
-        .unwrap();
+    let second = a_small_import(&app.client, &app).await;
     assert_eq!(second.status(), 429);
     assert!(second.headers().contains_key("retry-after"));
     assert_eq!(problem_of(second).await.slug(), "import-running");
     // Another person is not held up.
     let bea = app.new_user("bea").await;
-    let theirs = bea
-        .post(app.url("/api/import"))
-        .body(vault(&[("a.md", b"A".to_vec())], false))
-        .send()
-        .await
-        .unwrap();
+    let theirs = a_small_import(&bea, &app).await;
     assert_eq!(theirs.status(), 200);
     // The first ends (its page went away); its place is free again.
     drop(first);
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
     loop {
-        let third = app
-            .client
-            .post(app.url("/api/import"))
-            .body(vault(&[("a.md", b"A".to_vec())], false))
-            .send()
-            .await
-            .unwrap();
+        let third = a_small_import(&app.client, &app).await;
         if third.status() == 200 {
             break;
         }
@@ -199,4 +189,33 @@ async fn a_note_its_export_gives_no_times_is_there_already_the_second_time() {
         (0, 1, 0),
         "{second:?}"
     );
+}
+
+#[tokio::test]
+async fn imports_on_their_way_are_one_of_a_person_s_and_four_of_everyone_s() {
+    let app = spawn_app().await;
+    // Each of them spooled on disk while it arrives: bounded, or 16 slow uploads could put
+    // 17 GiB of imports in the spool at once.
+    let mut stalled = Vec::new();
+    for name in ["ann", "bea", "cat", "dan"] {
+        let person = app.new_user(name).await;
+        stalled.push(stalled_import(&person, &app));
+        if name == "ann" {
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+            let second = a_small_import(&person, &app).await;
+            assert_eq!(second.status(), 429);
+            assert_eq!(problem_of(second).await.slug(), "import-running");
+        }
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let fifth = a_small_import(&app.client, &app).await;
+    assert_eq!(fifth.status(), 503);
+    assert!(fifth.headers().contains_key("retry-after"));
+    assert_eq!(problem_of(fifth).await.slug(), "too-many-imports");
+    // One gives up: the next comes in.
+    let (sending, request) = stalled.pop().unwrap();
+    drop(sending);
+    let _ = request.await;
+    let next = a_small_import(&app.client, &app).await;
+    assert_eq!(next.status(), 200);
 }

@@ -796,3 +796,19 @@ async fn a_token_of_unknown_origin_ends_at_the_next_password_change() {
     change_password(&app, &app.client, ADMIN_PASSWORD, "a new long password").await;
     assert_eq!(reads_notes(&app, &own.token).await, 401);
 }
+
+#[tokio::test]
+async fn a_token_kept_through_one_change_ends_at_a_change_made_from_another_session() {
+    let app = spawn_app().await;
+    // A thief holding the person's very session mints a token with it: the change the
+    // person makes from that session cannot tell it from theirs, and keeps it...
+    let minted = make_token(&app, &app.client, "minted with my own cookie").await;
+    let fresh = change_password(&app, &app.client, ADMIN_PASSWORD, "a new long password").await;
+    assert_eq!(reads_notes(&app, &minted.token).await, 200);
+    // ...but only for the session that change started: the next change, made from
+    // another device, ends it (a token kept once was once kept for good).
+    let elsewhere = client_with(&app.sign_in(ADMIN, "a new long password").await);
+    change_password(&app, &elsewhere, "a new long password", "a third password").await;
+    assert_eq!(reads_notes(&app, &minted.token).await, 401);
+    drop(fresh);
+}

@@ -45,10 +45,11 @@ pub async fn upload(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    // While its bytes arrive an import is an upload: it takes an upload's place (a few of
-    // each person's, more of everyone's), not one of the two imports the process runs,
-    // so two people who upload slowly (or never finish) hold no import place.
-    let spooling = state.uploads.limits.begin(&viewer.user_id)?;
+    // While its bytes arrive an import holds a place of those on their way (one of each
+    // person's: 429; four of everyone's: 503), not one of the two imports the process
+    // runs, so two people who upload slowly (or never finish) keep no one else's import
+    // from running, and the spool holds at most four imports arriving.
+    let spooling = state.uploads.imports_arriving.begin(&viewer.user_id)?;
     let max = IMPORT_MAX_BYTES.saturating_add(state.config.file_quota_bytes);
     let declared = headers
         .get(header::CONTENT_LENGTH)

@@ -9,7 +9,6 @@ use crate::records::SHARED_SCOPE;
 use crate::records::{NewUser, User};
 use crate::storage::StorageError;
 use crate::storage::rows::{SCOPED_TABLES, UserRow};
-use crate::storage::store::api_tokens::KEPT_THROUGH_A_PASSWORD_CHANGE;
 
 /// Usernames compare without ASCII case, exactly as SQLite's `COLLATE NOCASE` does (which
 /// folds A–Z only): both databases take and refuse the same names, and a copy from one to
@@ -209,6 +208,7 @@ impl PgStore {
         hash: &str,
         now: &str,
         keep: Option<&str>,
+        successor: &str,
     ) -> Result<(), StorageError> {
         let mut tx = self.pool.begin().await?;
         sqlx::query("UPDATE users SET password_hash = $1, password_changed_at = $2 WHERE id = $3")
@@ -221,20 +221,17 @@ impl PgStore {
             .bind(id)
             .execute(&mut *tx)
             .await?;
-        // No session's digest is empty: without a session to keep, only the tokens kept
-        // through an earlier change stay.
+        // No session's digest is empty: without a session to keep, every token ends.
         let keep = keep.unwrap_or("");
         sqlx::query(
-            "DELETE FROM api_tokens WHERE user_id = $1 \
-             AND (made_by IS NULL OR made_by NOT IN ($2, $3))",
+            "DELETE FROM api_tokens WHERE user_id = $1 AND (made_by IS NULL OR made_by <> $2)",
         )
         .bind(id)
         .bind(keep)
-        .bind(KEPT_THROUGH_A_PASSWORD_CHANGE)
         .execute(&mut *tx)
         .await?;
         sqlx::query("UPDATE api_tokens SET made_by = $1 WHERE user_id = $2 AND made_by = $3")
-            .bind(KEPT_THROUGH_A_PASSWORD_CHANGE)
+            .bind(successor)
             .bind(id)
             .bind(keep)
             .execute(&mut *tx)

@@ -9,7 +9,6 @@ use crate::records::{NewUser, User};
 use crate::storage::StorageError;
 use crate::storage::rows::SCOPED_TABLES;
 use crate::storage::rows::UserRow;
-use crate::storage::store::api_tokens::KEPT_THROUGH_A_PASSWORD_CHANGE;
 
 /// A unique-constraint failure on the usernames: the name is taken.
 fn taken(error: sqlx::Error) -> StorageError {
@@ -189,6 +188,7 @@ impl SqliteStore {
         hash: &str,
         now: &str,
         keep: Option<&str>,
+        successor: &str,
     ) -> Result<(), StorageError> {
         let mut tx = self.writer.begin().await?;
         sqlx::query("UPDATE users SET password_hash = ?, password_changed_at = ? WHERE id = ?")
@@ -201,19 +201,17 @@ impl SqliteStore {
             .bind(id)
             .execute(&mut *tx)
             .await?;
-        // No session's digest is empty: without a session to keep, only the tokens kept
-        // through an earlier change stay.
+        // No session's digest is empty: without a session to keep, every token ends.
         let keep = keep.unwrap_or("");
         sqlx::query(
-            "DELETE FROM api_tokens WHERE user_id = ? AND (made_by IS NULL OR made_by NOT IN (?, ?))",
+            "DELETE FROM api_tokens WHERE user_id = ? AND (made_by IS NULL OR made_by <> ?)",
         )
         .bind(id)
         .bind(keep)
-        .bind(KEPT_THROUGH_A_PASSWORD_CHANGE)
         .execute(&mut *tx)
         .await?;
         sqlx::query("UPDATE api_tokens SET made_by = ? WHERE user_id = ? AND made_by = ?")
-            .bind(KEPT_THROUGH_A_PASSWORD_CHANGE)
+            .bind(successor)
             .bind(id)
             .bind(keep)
             .execute(&mut *tx)

@@ -34,6 +34,8 @@ mod sessions;
 mod sweeps;
 mod tag_range;
 mod tags;
+#[cfg(test)]
+mod upgrades;
 mod writer;
 
 use sqlx::SqlitePool;

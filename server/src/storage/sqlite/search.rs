@@ -450,33 +450,10 @@ mod tests {
         const TRASH_OUT_OF_SCOPE: i64 = 20261230000001;
         let dir = tempfile::tempdir().unwrap();
         let url = format!("sqlite://{}", dir.path().join("search.db").display());
-        let mut writer = SqliteConnection::connect(&format!("{url}?mode=rwc"))
-            .await
-            .unwrap();
-        let folder = tempfile::tempdir().unwrap();
-        let all = concat!(env!("CARGO_MANIFEST_DIR"), "/../migrations/sqlite");
-        let mut copied = 0;
-        for file in std::fs::read_dir(all).unwrap() {
-            let path = file.unwrap().path();
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            let version: i64 = name.split('_').next().unwrap().parse().unwrap();
-            if version < TRASH_OUT_OF_SCOPE {
-                std::fs::copy(&path, folder.path().join(&name)).unwrap();
-                copied += 1;
-            }
-        }
-        let earlier = sqlx::migrate::Migrator::new(folder.path()).await.unwrap();
-        assert_eq!(earlier.iter().count(), copied);
-        assert!(
-            std::fs::read_dir(all).unwrap().count() > copied,
-            "the migration is there"
-        );
-        earlier.run(&mut writer).await.unwrap();
+        let mut writer = super::super::upgrades::migrated_before(&url, TRASH_OUT_OF_SCOPE).await;
         two_lighthouses(&mut writer).await;
         set_trash(&mut writer, "a2", true).await;
-        let store = SqliteStore::open(&url, std::time::Duration::from_secs(5), 16, 0, None)
-            .await
-            .unwrap();
+        let store = super::super::upgrades::opened(&url).await;
         assert_eq!(
             matched(&mut writer, "lighthouse").await,
             ["a1"],

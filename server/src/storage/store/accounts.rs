@@ -39,11 +39,11 @@ delegate! {
         fn set_disabled(&self, id: &str, disabled_at: Option<&str>) -> Result<bool, StorageError>;
         /// A new password: every session of the user ends, and so does every API token of
         /// theirs that another session than `keep` (the one changing it) made — a stolen
-        /// session's tokens go with it. The tokens `keep` made stay, marked as kept
-        /// ([`KEPT_THROUGH_A_PASSWORD_CHANGE`](super::api_tokens::KEPT_THROUGH_A_PASSWORD_CHANGE))
-        /// so later changes keep them too; so do tokens kept through an earlier change. A
-        /// token of unknown origin (made before tokens recorded their session) ends.
-        fn set_password(&self, id: &str, hash: &str, now: &str, keep: Option<&str>) -> Result<(), StorageError>;
+        /// session's tokens go with it. The tokens `keep` made (or was handed) stay, handed
+        /// on to `successor`, the session the change starts: a later change from that
+        /// session keeps them again, one from anywhere else ends them. A token of unknown
+        /// origin (made before tokens recorded their session) ends.
+        fn set_password(&self, id: &str, hash: &str, now: &str, keep: Option<&str>, successor: &str) -> Result<(), StorageError>;
         /// A new invitation.
         fn create_invitation(&self, token_hash: &str, created_by: &str, now: &str, expires_at: &str) -> Result<(), StorageError>;
         /// Uses an invitation once to make `user`; false if it was used or expired.

@@ -33,12 +33,6 @@ pub struct NewApiToken<'a> {
     pub created_at: &'a str,
 }
 
-/// What `made_by` holds for a token kept through a password change (it was made by the
-/// session the password was changed from): it is its person's, and stays through the
-/// changes after that too, from whichever session. Never a session's digest (64 hex
-/// digits).
-pub const KEPT_THROUGH_A_PASSWORD_CHANGE: &str = "password-change";
-
 /// The personal access tokens of a [`Store`].
 pub struct ApiTokens<'a>(&'a Store);
 
