@@ -1,4 +1,4 @@
-import { test, expect, keptPagePaths, notesTitled, NotesPage, SaveRequests } from "./fixtures";
+import { test, expect, keptPagePaths, notesTitled, NotesPage, SaveRequests, signOut } from "./fixtures";
 import type { Page } from "@playwright/test";
 import { E2E_USER } from "./global-setup";
 import { OwnServer } from "./server";
@@ -10,11 +10,6 @@ async function signIn(page: Page, base: string, username: string, password: stri
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.waitForURL((url) => !url.pathname.startsWith("/sign-in"));
   await new NotesPage(page).hydrated();
-}
-
-async function signOut(page: Page) {
-  await page.getByRole("button", { name: "Sign out" }).click();
-  await page.waitForURL((url) => url.pathname === "/sign-in");
 }
 
 test("a fresh install: setup, save, invite, sign out; another person on the same browser sees nothing of the first, queued notes included", async ({

@@ -1,5 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { test as base, expect, type APIRequestContext, type Page, type Request } from "@playwright/test";
+import {
+  test as base,
+  expect,
+  type APIRequestContext,
+  type Page,
+  type PlaywrightWorkerArgs,
+  type Request,
+} from "@playwright/test";
 
 const crypto = { randomUUID };
 
@@ -340,4 +347,27 @@ export async function onFirstSave(
     handled = true;
     await act(route);
   });
+}
+
+/** Signs the page's person out with the masthead's button; waits for the sign-in page. */
+export async function signOut(page: Page) {
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.waitForURL((url) => url.pathname === "/sign-in");
+}
+
+/** A second person on the server at `server.url`, made by invitation from the admin
+ * (accepted from a request context of its own: accepting signs in). */
+export async function secondPerson(
+  admin: APIRequestContext,
+  playwright: PlaywrightWorkerArgs["playwright"],
+  server: { url: string },
+) {
+  const invitation = await admin.post(`${server.url}/api/invitations`);
+  expect(invitation.status()).toBe(201);
+  const { token } = (await invitation.json()) as { token: string };
+  const bea = { username: `bea-${Date.now()}`, password: "bea's long password" };
+  const own = await playwright.request.newContext();
+  expect((await own.post(`${server.url}/api/invitations/${token}/accept`, { data: bea })).status()).toBe(201);
+  await own.dispose();
+  return bea;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { test, expect, createNote, noteOnServer, NotesPage } from "./fixtures";
-import type { APIRequestContext, BrowserContext, Page, PlaywrightWorkerArgs } from "@playwright/test";
+import { test, expect, createNote, noteOnServer, NotesPage, secondPerson } from "./fixtures";
+import type { BrowserContext, Page } from "@playwright/test";
 import { E2E_USER } from "./global-setup";
 import { OwnServer } from "./server";
 
@@ -41,19 +41,6 @@ async function copyNames(page: Page): Promise<string[]> {
   return page.evaluate(async () =>
     (await indexedDB.databases()).map((d) => d.name ?? "").filter((n) => n.startsWith("oncenote-copy-")),
   );
-}
-
-/** A second person on `server`, made by invitation from the admin (accepted from a
- * request context of its own: accepting signs in). */
-async function secondPerson(admin: APIRequestContext, playwright: PlaywrightWorkerArgs["playwright"], server: OwnServer) {
-  const invitation = await admin.post(`${server.url}/api/invitations`);
-  expect(invitation.status()).toBe(201);
-  const { token } = (await invitation.json()) as { token: string };
-  const bea = { username: `bea-${Date.now()}`, password: "bea's long password" };
-  const own = await playwright.request.newContext();
-  expect((await own.post(`${server.url}/api/invitations/${token}/accept`, { data: bea })).status()).toBe(201);
-  await own.dispose();
-  return bea;
 }
 
 /** Cuts the browser and the server off: only the service worker and the copy are left. */

@@ -1,6 +1,6 @@
 import { randomUUID, createHash } from "node:crypto";
-import type { APIRequestContext, Page, PlaywrightWorkerArgs } from "@playwright/test";
-import { test, expect, createNote, keptPagePaths, NotesPage } from "./fixtures";
+import type { APIRequestContext, Page } from "@playwright/test";
+import { test, expect, createNote, keptPagePaths, NotesPage, secondPerson, signOut } from "./fixtures";
 import { OwnServer } from "./server";
 
 // Issue #60, "a shared computer still shows the last person's notes": once a person leaves
@@ -47,11 +47,6 @@ async function personOf(page: Page): Promise<string> {
   return user;
 }
 
-async function signOut(page: Page) {
-  await page.getByRole("button", { name: "Sign out" }).click();
-  await page.waitForURL((url) => url.pathname === "/sign-in");
-}
-
 /** A 1×1 GIF no other test has (its comment is its own), and its name on the server. */
 function uniqueGif(): { bytes: Buffer; sha: string } {
   const comment = Buffer.from(`oncenote ${randomUUID()}`, "latin1");
@@ -81,20 +76,7 @@ async function expectImageShown(page: Page, sha: string) {
   await expect.poll(() => image.evaluate((i: HTMLImageElement) => (i.complete ? i.naturalWidth : -1))).toBe(1);
 }
 
-/** A second person on `server`, made by invitation from the admin (accepted from a
- * request context of its own: accepting signs in). */
-async function secondPerson(admin: APIRequestContext, playwright: PlaywrightWorkerArgs["playwright"], server: OwnServer) {
-  const invitation = await admin.post(`${server.url}/api/invitations`);
-  expect(invitation.status()).toBe(201);
-  const { token } = (await invitation.json()) as { token: string };
-  const bea = { username: `bea-${Date.now()}`, password: "bea's long password" };
-  const own = await playwright.request.newContext();
-  expect((await own.post(`${server.url}/api/invitations/${token}/accept`, { data: bea })).status()).toBe(201);
-  await own.dispose();
-  return bea;
-}
-
-test("signing out deletes every page and image the service worker kept for the person before the sign-in page shows", async ({
+test("signing out deletes every page and image the service worker kept for the person, and the list's excerpts of their notes, before the sign-in page shows", async ({
   page,
   context,
   notes,
@@ -112,11 +94,15 @@ test("signing out deletes every page and image the service worker kept for the p
     await expect.poll(() => keptPagePaths(page), { timeout: 15_000 }).toEqual(expect.arrayContaining(["/", `/notes/${note.id}`]));
     const ada = await personOf(page);
     expect(await personCaches(page)).toContain(`oncenote-pages-${ada}`);
+    // The list's excerpts of the person's notes, in localStorage.
+    const excerpts = () => page.evaluate((key) => localStorage.getItem(key), `oncenote.u.${ada}.notes.v2`);
+    await expect.poll(excerpts).toContain(note.title);
 
     await signOut(page);
     expect(await personCaches(page)).toEqual([]);
     expect(await keptPagePaths(page)).toEqual([]);
     expect(await ownerRemembered(page)).toBe("-");
+    expect(await excerpts()).toBeNull();
   } finally {
     await server.stop();
   }

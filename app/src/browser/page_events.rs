@@ -115,14 +115,17 @@ pub fn start(page: PageState) {
 /// session ended — signed out here or on another device, a new password — or someone else
 /// signed in), the pages and images the service worker kept of them go, and it forgets
 /// them as the person signed in last: else, offline, it would still show their notes to
-/// whoever is at this browser, as no page answer has told it (issue #60). Their unsaved
-/// writes and offline copy stay for when they sign in again. Each time it happens: a
+/// whoever is at this browser, as no page answer has told it (issue #60); so do the
+/// excerpts of their notes the list keeps. Their unsaved writes and offline copy stay for
+/// when they sign in again. Each time it happens: a
 /// person who signs in again has pages kept anew.
 fn forget_kept_pages_once_gone(page: PageState, user: String) {
     let connection = page.connection;
     Effect::new(move |was_gone: Option<bool>| {
         let gone = connection.session_ended.get() || connection.someone_else_signed_in.get();
         if gone && was_gone != Some(true) {
+            // The list's excerpts of their notes too (this page's person's key).
+            notes_cache::evict();
             let user = user.clone();
             leptos::task::spawn_local(async move {
                 if let Err(error) = service_worker::forget(&user).await {

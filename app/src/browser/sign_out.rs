@@ -3,8 +3,9 @@
 //! offline copy and the files kept for those notes (`file_store.rs`) stay too. With
 //! nothing unsaved, the offline copy of the person's notes and their kept files (unless
 //! one added to a draft is still to upload) are deleted before the form goes. Either way
-//! the pages and images the service worker kept for the person go first (the writes do
-//! not need them): the next person on this browser finds none of it (issue #60).
+//! the pages and images the service worker kept for the person, and the excerpts of their
+//! notes the list keeps in localStorage, go first (the writes do not need them): the next
+//! person on this browser finds none of it (issue #60).
 
 use std::time::Duration;
 
@@ -12,7 +13,7 @@ use futures::future::{Either, select};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::{file_store, namespace, offline_copy, service_worker};
+use super::{file_store, namespace, notes_cache, offline_copy, service_worker};
 use crate::state::PageState;
 
 /// The longest sign-out waits for what it deletes.
@@ -64,6 +65,7 @@ fn forget_then_submit(event: leptos::ev::SubmitEvent, leaving: Leaving) {
         return;
     };
     event.prevent_default();
+    notes_cache::evict();
     leptos::task::spawn_local(async move {
         let deleted = std::pin::pin!(async {
             if let Err(error) = service_worker::forget(&user).await {

@@ -9,6 +9,35 @@ use app::api::{Note, NotesPage};
 #[error("{0}")]
 pub struct InvalidCursor(pub String);
 
+/// Cuts `items`, read `limit + 1` at a time, to a page of `limit`: the extra one, if
+/// there, says another page follows, and `next_after` makes where it starts from the last
+/// item kept. Every paged list reads so (notes, the trash, history, files).
+pub fn cut_to_page<T, C>(
+    items: &mut Vec<T>,
+    limit: u32,
+    next_after: impl FnOnce(&T) -> C,
+) -> Option<C> {
+    if items.len() <= limit as usize {
+        return None;
+    }
+    items.truncate(limit as usize);
+    items.last().map(next_after)
+}
+
+/// The parts of a cursor `{time}_{key}` this server gave out: an RFC 3339 time (no `_` in
+/// it) and a key `key_ok` takes; anything else is refused.
+pub fn time_and_key<'a>(
+    text: &'a str,
+    key_ok: impl FnOnce(&str) -> bool,
+) -> Result<(&'a str, &'a str), InvalidCursor> {
+    let bad = || InvalidCursor(format!("cursor {text:?} is not one this server gave out"));
+    let (at, key) = text.split_once('_').ok_or_else(bad)?;
+    if chrono::DateTime::parse_from_rfc3339(at).is_err() || !key_ok(key) {
+        return Err(bad());
+    }
+    Ok((at, key))
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cursor {
     /// In the pinned part of the list of notes (never in the trash).
@@ -55,17 +84,14 @@ impl Cursor {
     /// Reads a cursor this server gave out; anything else is refused (400
     /// `invalid-query`).
     pub fn decode(text: &str) -> Result<Self, InvalidCursor> {
-        let bad = || InvalidCursor(format!("cursor {text:?} is not one this server gave out"));
         let (pinned, rest) = match text.strip_prefix('p') {
             Some(rest) => (true, rest),
             None => (false, text),
         };
-        let (at, id) = rest.split_once('_').ok_or_else(bad)?;
-        let well_formed =
-            chrono::DateTime::parse_from_rfc3339(at).is_ok() && uuid::Uuid::parse_str(id).is_ok();
-        if !well_formed {
-            return Err(bad());
-        }
+        let (at, id) =
+            time_and_key(rest, |id| uuid::Uuid::parse_str(id).is_ok()).map_err(|_| {
+                InvalidCursor(format!("cursor {text:?} is not one this server gave out"))
+            })?;
         Ok(Self {
             pinned,
             at: at.to_owned(),
@@ -76,12 +102,7 @@ impl Cursor {
     /// A page from `limit + 1` notes read newest first: the extra one, if there, says
     /// that another page follows.
     pub fn page(mut notes: Vec<Note>, limit: u32, order: Order) -> NotesPage {
-        let next = if notes.len() > limit as usize {
-            notes.truncate(limit as usize);
-            notes.last().map(|n| Cursor::after(n, order).encode())
-        } else {
-            None
-        };
+        let next = cut_to_page(&mut notes, limit, |n| Cursor::after(n, order).encode());
         NotesPage { notes, next }
     }
 }

@@ -6,7 +6,7 @@
 
 use app::api::is_file_name;
 
-use super::cursor::InvalidCursor;
+use super::cursor::{InvalidCursor, time_and_key};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileCursor {
@@ -25,11 +25,7 @@ impl FileCursor {
     /// Reads a cursor this server gave out; anything else is refused (400
     /// `invalid-query`).
     pub fn decode(text: &str) -> Result<Self, InvalidCursor> {
-        let bad = || InvalidCursor(format!("cursor {text:?} is not one this server gave out"));
-        let (at, sha256) = text.split_once('_').ok_or_else(bad)?;
-        if chrono::DateTime::parse_from_rfc3339(at).is_err() || !is_file_name(sha256) {
-            return Err(bad());
-        }
+        let (at, sha256) = time_and_key(text, is_file_name)?;
         Ok(Self {
             at: at.to_owned(),
             sha256: sha256.to_owned(),

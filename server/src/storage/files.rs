@@ -20,6 +20,7 @@
 //! split one backup into two that can disagree and need its own orphan sweep; that is what
 //! the anchors' trackers show going wrong, so we do not.
 
+use crate::records::cursor::cut_to_page;
 use crate::records::file_cursor::FileCursor;
 
 /// The bytes of one `file_chunks` row (the last chunk of a file may be shorter).
@@ -62,15 +63,10 @@ impl FilePage {
     /// A page from `limit + 1` files read newest first: the extra one, if there, says that
     /// another page follows, which starts after the last one kept.
     pub fn of(mut files: Vec<StoredFile>, limit: u32, used_bytes: u64, file_count: u64) -> Self {
-        let next = if files.len() > limit as usize {
-            files.truncate(limit as usize);
-            files.last().map(|f| FileCursor {
-                at: f.created_at.clone(),
-                sha256: f.sha256.clone(),
-            })
-        } else {
-            None
-        };
+        let next = cut_to_page(&mut files, limit, |f| FileCursor {
+            at: f.created_at.clone(),
+            sha256: f.sha256.clone(),
+        });
         Self {
             files,
             next,

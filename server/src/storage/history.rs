@@ -4,6 +4,8 @@
 
 use app::api::{RevisionSummary, RevisionsPage};
 
+use crate::records::cursor::cut_to_page;
+
 /// Where a page of a note's history starts, and which way it runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Versions {
@@ -34,12 +36,7 @@ impl Versions {
 /// A page from `limit + 1` versions read in the page's order: the extra one, if there,
 /// says that another page follows, which starts after the last one kept.
 pub fn page(mut revisions: Vec<RevisionSummary>, limit: u32) -> RevisionsPage {
-    let next = if revisions.len() > limit as usize {
-        revisions.truncate(limit as usize);
-        revisions.last().map(|r| r.version.to_string())
-    } else {
-        None
-    };
+    let next = cut_to_page(&mut revisions, limit, |r| r.version.to_string());
     RevisionsPage { revisions, next }
 }
 

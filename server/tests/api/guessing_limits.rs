@@ -66,17 +66,23 @@ async fn sixty_wrong_passwords_at_once_check_no_more_than_the_limit() {
     assert_eq!(right.status(), 429, "the burst locked the account");
 }
 
-#[tokio::test]
-async fn a_success_checked_while_a_burst_locks_the_account_leaves_the_lock() {
-    let app = spawn_app_with(|c| {
+/// An app whose sign-ins lock after 3 failures (for 10 minutes), and the test's own store
+/// and configuration on its database, to take attempts directly.
+async fn locking_at_three() -> (TestApp, Config, Store) {
+    let configure = |c: &mut Config| {
         c.sign_in_max_failures = 3;
         c.sign_in_lockout = Duration::from_secs(600);
-    })
-    .await;
+    };
+    let app = spawn_app_with(configure).await;
     let mut config = Config::for_tests(app.database_url.clone());
-    config.sign_in_max_failures = 3;
-    config.sign_in_lockout = Duration::from_secs(600);
+    configure(&mut config);
     let store = Store::open(&config).await.unwrap();
+    (app, config, store)
+}
+
+#[tokio::test]
+async fn a_success_checked_while_a_burst_locks_the_account_leaves_the_lock() {
+    let (app, config, store) = locking_at_three().await;
     // The address the app sees the test's requests come from.
     let client: IpAddr = "127.0.0.1".parse().unwrap();
     let buckets = || limits::sign_in_buckets(ADMIN, client);
@@ -392,15 +398,7 @@ async fn eight_right_passwords_at_once_are_let_in_or_told_to_retry_in_a_second_a
 
 #[tokio::test]
 async fn an_attempt_past_the_ones_being_checked_is_told_to_retry_in_a_second_and_locks_nothing() {
-    let app = spawn_app_with(|c| {
-        c.sign_in_max_failures = 3;
-        c.sign_in_lockout = Duration::from_secs(600);
-    })
-    .await;
-    let mut config = Config::for_tests(app.database_url.clone());
-    config.sign_in_max_failures = 3;
-    config.sign_in_lockout = Duration::from_secs(600);
-    let store = Store::open(&config).await.unwrap();
+    let (app, config, store) = locking_at_three().await;
     // The address the app sees the test's requests come from.
     let buckets = || limits::sign_in_buckets(ADMIN, "127.0.0.1".parse().unwrap());
     let mut checking = Vec::new();
