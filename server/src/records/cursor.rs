@@ -26,10 +26,10 @@ pub fn cut_to_page<T, C>(
 
 /// The parts of a cursor `{time}_{key}` this server gave out: an RFC 3339 time (no `_` in
 /// it) and a key `key_ok` takes; anything else is refused.
-pub fn time_and_key<'a>(
-    text: &'a str,
+pub fn time_and_key(
+    text: &str,
     key_ok: impl FnOnce(&str) -> bool,
-) -> Result<(&'a str, &'a str), InvalidCursor> {
+) -> Result<(&str, &str), InvalidCursor> {
     let bad = || InvalidCursor(format!("cursor {text:?} is not one this server gave out"));
     let (at, key) = text.split_once('_').ok_or_else(bad)?;
     if chrono::DateTime::parse_from_rfc3339(at).is_err() || !key_ok(key) {
